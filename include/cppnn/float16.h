@@ -1,0 +1,20 @@
+// IEEE binary16 and bfloat16 conversions: round to nearest even, NaN and infinity kept.
+#pragma once
+
+#include <cstdint>
+
+namespace cppnn {
+
+// float -> binary16 bits, round to nearest even; overflow gives +-Inf; NaN stays a quiet NaN
+// with the sign kept.
+uint16_t float_to_half_bits(float value) noexcept;
+// binary16 bits -> float (exact).
+float half_bits_to_float(uint16_t bits) noexcept;
+// double -> binary16 bits with a single rounding (no double rounding through float).
+uint16_t double_to_half_bits(double value) noexcept;
+// float -> bfloat16 bits, round to nearest even; NaN stays NaN.
+uint16_t float_to_bfloat16_bits(float value) noexcept;
+// bfloat16 bits -> float (exact).
+float bfloat16_bits_to_float(uint16_t bits) noexcept;
+
+}  // namespace cppnn

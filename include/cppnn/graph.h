@@ -1,0 +1,38 @@
+// MLGraph (webnn-spec.md §1): the result of MLGraphBuilder::build().
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cppnn/context.h"
+#include "cppnn/descriptor.h"
+#include "cppnn/graph_model.h"
+
+namespace cppnn {
+
+namespace detail {
+struct GraphState;
+}
+
+// A built graph. Copies share the same graph.
+class MLGraph {
+ public:
+  // MLGraph.destroy(): idempotent.
+  void destroy();
+  bool is_destroyed() const;
+  // [[inputDescriptors]] and [[outputDescriptors]] (cppnn extension: readable).
+  const std::map<std::string, MLOperandDescriptor>& inputs() const;
+  const std::map<std::string, MLOperandDescriptor>& outputs() const;
+  // The pruned, immutable graph model (cppnn extension).
+  const Graph& graph() const;
+  MLContext context() const;
+  const std::shared_ptr<detail::GraphState>& state() const { return state_; }
+
+ private:
+  friend class MLGraphBuilder;
+  explicit MLGraph(std::shared_ptr<detail::GraphState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::GraphState> state_;
+};
+
+}  // namespace cppnn

@@ -1,0 +1,100 @@
+// MLGraphBuilder (webnn-spec.md §1, §2, §3): records operations, validating every call and
+// inferring every output descriptor at once; build() produces an MLGraph (§3.8).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cppnn/context.h"
+#include "cppnn/descriptor.h"
+#include "cppnn/graph.h"
+#include "cppnn/number.h"
+#include "cppnn/op_type.h"
+#include "cppnn/operand.h"
+#include "cppnn/options.h"
+
+namespace cppnn {
+
+class MLTensor;
+
+// MLNamedOperands.
+using MLNamedOperands = std::map<std::string, MLOperand>;
+
+// The graph builder of one context. Copies share the same builder (like a JS object reference).
+// Every method throws InvalidStateError when the builder cannot build (built already, context
+// lost) and TypeError for invalid operands or options, with a message that starts with the op
+// name and its label: `conv2d [stem]: ...`.
+class MLGraphBuilder {
+ public:
+  // new MLGraphBuilder(context): InvalidStateError if the context is lost.
+  explicit MLGraphBuilder(const MLContext& context);
+
+  // input(name, descriptor): TypeError for an empty or duplicate name or invalid dimensions.
+  MLOperand input(const std::string& name, const MLOperandDescriptor& descriptor);
+  // constant(descriptor, buffer): the bytes are copied; TypeError when the byte length does not
+  // match the descriptor.
+  MLOperand constant(const MLOperandDescriptor& descriptor, std::span<const std::byte> buffer);
+  // constant(dataType, value): a scalar cast from `value` by the spec's cast algorithm (§3.6).
+  MLOperand constant(MLOperandDataType dataType, MLNumber value);
+  // constant(descriptor, bytes kept alive by `keep_alive`), without a copy (cppnn extension for
+  // mapped weight files).
+  MLOperand constant_view(const MLOperandDescriptor& descriptor, std::shared_ptr<const void> keep_alive,
+                          std::span<const std::byte> bytes);
+
+  // build(outputs): the graph of everything the outputs reach (§3.8).
+  MLGraph build(const MLNamedOperands& outputs);
+
+  // The 95 operations of ops.def, one method each, with the signature of their kind.
+#define CPPNN_DECL_Unary(m, O) MLOperand m(const MLOperand& input, const O& options = {});
+#define CPPNN_DECL_Binary(m, O) \
+  MLOperand m(const MLOperand& a, const MLOperand& b, const O& options = {});
+#define CPPNN_DECL_Ternary(m, O) \
+  MLOperand m(const MLOperand& a, const MLOperand& b, const MLOperand& c, const O& options = {});
+#define CPPNN_DECL_Axis(m, O) \
+  MLOperand m(const MLOperand& input, uint32_t axis, const O& options = {});
+#define CPPNN_DECL_Cast(m, O) \
+  MLOperand m(const MLOperand& input, MLOperandDataType dataType, const O& options = {});
+#define CPPNN_DECL_Concat(m, O) \
+  MLOperand m(const std::vector<MLOperand>& inputs, uint32_t axis, const O& options = {});
+#define CPPNN_DECL_Shape(m, O) \
+  MLOperand m(const MLOperand& input, std::vector<uint32_t> shape, const O& options = {});
+#define CPPNN_DECL_TwoLists(m, O)                                                 \
+  MLOperand m(const MLOperand& input, std::vector<uint32_t> first, std::vector<uint32_t> second, \
+              const O& options = {});
+#define CPPNN_DECL_Split(m, O)                                                          \
+  std::vector<MLOperand> m(const MLOperand& input, uint32_t count, const O& options = {}); \
+  std::vector<MLOperand> m(const MLOperand& input, std::vector<uint32_t> sizes, const O& options = {});
+#define CPPNN_DECL_Recurrent(m, O)                                                         \
+  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                 \
+                           const MLOperand& recurrentWeight, uint32_t steps, uint32_t hiddenSize, \
+                           const O& options = {});
+#define CPPNN_DECL_GruCell(m, O)                                                           \
+  MLOperand m(const MLOperand& input, const MLOperand& weight, const MLOperand& recurrentWeight, \
+              const MLOperand& hiddenState, uint32_t hiddenSize, const O& options = {});
+#define CPPNN_DECL_LstmCell(m, O)                                                          \
+  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                 \
+                           const MLOperand& recurrentWeight, const MLOperand& hiddenState,  \
+                           const MLOperand& cellState, uint32_t hiddenSize, const O& options = {});
+#define CPPNN_OP(E, m, S, O) CPPNN_DECL_##S(m, O)
+#include "cppnn/ops.def"
+#undef CPPNN_OP
+
+  // Records op `type` with its positional operands and attributes (cppnn extension: the typed
+  // methods above and the dynamic call in dynamic_call.h all go through here).
+  std::vector<MLOperand> record(OpType type, std::span<const MLOperand> operands, OpAttributes attrs);
+
+  MLContext context() const;
+  // True once build() succeeded.
+  bool has_built() const;
+  const std::shared_ptr<detail::BuilderState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<detail::BuilderState> state_;
+};
+
+}  // namespace cppnn

@@ -1,0 +1,87 @@
+// The backend-neutral graph model (cppnn extension, used by backends, converters and tools):
+// operands in a vector addressed by OperandId, operations in topological order with typed
+// attributes, constants as owned bytes or as views that keep a shared buffer alive.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cppnn/descriptor.h"
+#include "cppnn/op_type.h"
+#include "cppnn/operand.h"
+
+namespace cppnn {
+
+// Where an operand comes from.
+enum class OperandKind : uint8_t { kInput, kConstant, kOutput /* produced by an operation */ };
+
+// Bytes of a constant: either owned by this object or a view into a buffer that `keep_alive`
+// holds (a mapped weight file, an MLTensor's storage). Immutable once made.
+class ConstantData {
+ public:
+  ConstantData() = default;
+  // Copies `bytes` into owned storage.
+  static ConstantData copy_of(std::span<const std::byte> bytes);
+  // Takes ownership of `bytes`.
+  static ConstantData owned(std::vector<std::byte> bytes);
+  // A view of `bytes` kept valid by `keep_alive` (no copy).
+  static ConstantData view(std::shared_ptr<const void> keep_alive, std::span<const std::byte> bytes);
+
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  const std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  const std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// One operand of a graph.
+struct OperandInfo {
+  MLOperandDescriptor descriptor;
+  OperandKind kind = OperandKind::kOutput;
+  std::string name;          // input name (inputs only)
+  uint32_t producer = 0;     // operation index (kOutput) or constant index (kConstant)
+};
+
+// One recorded operation. `inputs` holds the positional operands in order (every element of the
+// list for concat), then the operand-valued options in the order of the options struct's fields
+// (kNoOperand where an optional operand is absent). `outputs` holds 1 operand, or several for
+// split, gru, lstm and lstmCell.
+struct Operation {
+  OpType type = OpType::kIdentity;
+  std::vector<OperandId> inputs;
+  std::vector<OperandId> outputs;
+  OpAttributes attrs;
+  const std::string& label() const { return label_of(attrs); }
+};
+
+// A graph: immutable after MLGraphBuilder::build().
+class Graph {
+ public:
+  std::vector<OperandInfo> operands;
+  std::vector<Operation> operations;  // topological order
+  std::vector<ConstantData> constants;
+  std::vector<OperandId> inputs;      // graph inputs in creation order
+  std::vector<std::pair<std::string, OperandId>> outputs;  // named outputs, sorted by name
+
+  const OperandInfo& operand(OperandId id) const { return operands.at(id.value); }
+  const MLOperandDescriptor& descriptor(OperandId id) const { return operand(id).descriptor; }
+  // The constant bytes of a kConstant operand.
+  const ConstantData& constant(OperandId id) const;
+
+  // A copy holding only what `outputs` reach (operations, constants, inputs), with operand ids
+  // renumbered densely in the original order.
+  Graph pruned() const;
+  // A stable 64-bit content hash of structure, descriptors, attributes and constant bytes (the
+  // same graph always hashes the same, across runs and machines).
+  uint64_t content_hash() const;
+};
+
+}  // namespace cppnn

@@ -1,0 +1,258 @@
+// MLGraphBuilder: input/constant, the generic recorder behind every op method, and build()
+// (webnn-spec.md §1, §3.2-§3.3, §3.7-§3.8).
+#include <algorithm>
+#include <cstring>
+
+#include "cppnn/errors.h"
+#include "cppnn/graph_builder.h"
+#include "src/api/states.h"
+#include "src/ops/infer.h"
+#include "src/ops/op_limits.h"
+#include "src/ops/shape_utils.h"
+
+namespace cppnn {
+namespace {
+
+// "conv2d" or "conv2d [stem]": the prefix of every message about one call.
+std::string call_prefix(std::string_view op, const std::string& label) {
+  std::string p(op);
+  if (!label.empty()) p += " [" + label + "]";
+  return p;
+}
+
+[[noreturn]] void fail(const std::string& prefix, const ErrorInfo& e) {
+  throw_error(e.kind, prefix + ": " + e.message);
+}
+
+// Moves the operand-valued options (std::optional<MLOperand> fields) of `options` into `out`, in
+// field order, leaving them empty in the recorded attributes.
+template <class Options>
+void take_operand_options(Options& options, std::vector<std::optional<MLOperand>>& out) {
+  reflect::for_each_field<Options>([&](auto field) {
+    using T = typename decltype(field)::type;
+    if constexpr (std::is_same_v<T, std::optional<MLOperand>>) {
+      out.push_back(std::move(options.*field.member));
+      (options.*field.member).reset();
+    }
+  });
+}
+
+std::string role_name(const OpLimits& limits, size_t i, bool list) {
+  if (list) return "inputs[" + std::to_string(i) + "]";
+  return i < limits.inputs.size() ? std::string(limits.inputs[i].name) : "operand " + std::to_string(i);
+}
+
+std::string allowed_types(DataTypeMask m) {
+  std::string s;
+  for (int i = 0; i < kAllDataTypeCount; ++i) {
+    auto t = static_cast<MLOperandDataType>(i);
+    if (mask_has(m, t)) s += (s.empty() ? "" : ", ") + std::string(data_type_name(t));
+  }
+  return s;
+}
+
+// The generic data type and rank checks of the op's roles (op_limits.h).
+Status check_roles(const OpLimits& limits, std::span<const MLOperandDescriptor* const> descs,
+                   bool list) {
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const MLOperandDescriptor* d = descs[i];
+    if (!d) continue;
+    const RoleLimits& r = limits.inputs[list ? 0 : i];
+    std::string name = role_name(limits, i, list);
+    if (r.allowed != 0 && !mask_has(r.allowed, d->dataType))
+      return type_error(name, " data type ", data_type_name(d->dataType),
+                        " is not supported (allowed: ", allowed_types(r.allowed), ")");
+    if (r.same_as >= 0) {
+      const MLOperandDescriptor* other = descs[static_cast<size_t>(r.same_as)];
+      if (other && other->dataType != d->dataType)
+        return type_error(name, " data type ", data_type_name(d->dataType), " must match ",
+                          limits.inputs[static_cast<size_t>(r.same_as)].name, " data type ",
+                          data_type_name(other->dataType));
+    }
+    if (list && i > 0 && d->dataType != descs[0]->dataType)
+      return type_error(name, " data type ", data_type_name(d->dataType),
+                        " must match inputs[0] data type ", data_type_name(descs[0]->dataType));
+    size_t rank = d->shape.size();
+    if (rank < r.min_rank || (r.max_rank != kRankN && rank > r.max_rank)) {
+      std::string range = r.max_rank == kRankN ? std::to_string(r.min_rank) + " or more"
+                          : r.min_rank == r.max_rank ? std::to_string(r.min_rank)
+                          : std::to_string(r.min_rank) + " to " + std::to_string(r.max_rank);
+      return type_error(name, " rank ", rank, " is not supported (allowed: ", range, ")");
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+// ---- MLOperand ----------------------------------------------------------------------------------
+
+const MLOperandDescriptor& MLOperand::descriptor() const {
+  if (!builder_) throw TypeError("MLOperand: the operand is null");
+  return builder_->graph.descriptor(id_);
+}
+MLOperandDataType MLOperand::dataType() const { return descriptor().dataType; }
+const std::vector<uint32_t>& MLOperand::shape() const { return descriptor().shape; }
+
+// ---- MLGraphBuilder -----------------------------------------------------------------------------
+
+MLGraphBuilder::MLGraphBuilder(const MLContext& context) {
+  if (context.is_lost()) throw InvalidStateError("MLGraphBuilder: the context is lost");
+  state_ = std::make_shared<detail::BuilderState>();
+  state_->context = context.state();
+}
+
+MLContext MLGraphBuilder::context() const { return MLContext(state_->context); }
+bool MLGraphBuilder::has_built() const { return state_->built; }
+
+MLOperand MLGraphBuilder::input(const std::string& name, const MLOperandDescriptor& descriptor) {
+  if (!state_->can_build()) throw InvalidStateError("input: the builder can no longer build");
+  if (name.empty()) throw TypeError("input: the name is empty");
+  if (state_->input_names.count(name)) throw TypeError("input: the name \"" + name + "\" is already used");
+  if (auto s = check_dimensions(descriptor, "input \"" + name + "\""); !s) fail("input", s.error());
+  Graph& g = state_->graph;
+  OperandId id{static_cast<uint32_t>(g.operands.size())};
+  g.operands.push_back({descriptor, OperandKind::kInput, name, 0});
+  g.inputs.push_back(id);
+  state_->input_names.insert(name);
+  return MLOperand(state_, id);
+}
+
+namespace {
+
+// Appends a constant operand holding `data` to the builder's graph.
+MLOperand add_constant(const std::shared_ptr<detail::BuilderState>& st,
+                       const MLOperandDescriptor& descriptor, ConstantData data) {
+  Graph& g = st->graph;
+  OperandId id{static_cast<uint32_t>(g.operands.size())};
+  g.operands.push_back({descriptor, OperandKind::kConstant, {}, static_cast<uint32_t>(g.constants.size())});
+  g.constants.push_back(std::move(data));
+  return st->handle(st, id);
+}
+
+// The checks shared by the constant() forms taking a descriptor and bytes.
+void check_constant(const detail::BuilderState& st, const MLOperandDescriptor& descriptor,
+                    size_t bytes) {
+  if (!st.can_build()) throw InvalidStateError("constant: the builder can no longer build");
+  if (auto s = check_dimensions(descriptor, "constant"); !s) fail("constant", s.error());
+  uint64_t expected = byte_length(descriptor);
+  if (bytes != expected)
+    throw TypeError("constant: the buffer has " + std::to_string(bytes) + " bytes but " +
+                    to_string(descriptor) + " needs " + std::to_string(expected));
+}
+
+}  // namespace
+
+MLOperand MLGraphBuilder::constant(const MLOperandDescriptor& descriptor,
+                                   std::span<const std::byte> buffer) {
+  check_constant(*state_, descriptor, buffer.size());
+  return add_constant(state_, descriptor, ConstantData::copy_of(buffer));
+}
+
+MLOperand MLGraphBuilder::constant_view(const MLOperandDescriptor& descriptor,
+                                        std::shared_ptr<const void> keep_alive,
+                                        std::span<const std::byte> bytes) {
+  check_constant(*state_, descriptor, bytes.size());
+  return add_constant(state_, descriptor, ConstantData::view(std::move(keep_alive), bytes));
+}
+
+MLOperand MLGraphBuilder::constant(MLOperandDataType dataType, MLNumber value) {
+  if (!state_->can_build()) throw InvalidStateError("constant: the builder can no longer build");
+  MLOperandDescriptor d{dataType, {}};
+  if (!is_spec_data_type(dataType))
+    throw TypeError("constant: a scalar constant cannot have the storage type " +
+                    std::string(data_type_name(dataType)));
+  std::vector<std::byte> bytes(data_type_bits(dataType) / 8);
+  value.cast_to_bytes(dataType, bytes.data());
+  return add_constant(state_, d, ConstantData::owned(std::move(bytes)));
+}
+
+std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOperand> operands,
+                                              OpAttributes attrs) {
+  detail::BuilderState& st = *state_;
+  const std::string prefix = call_prefix(op_name(type), label_of(attrs));
+  if (!st.can_build()) throw InvalidStateError(prefix + ": the builder can no longer build");
+
+  // Positional operands, then the operand-valued options in field order.
+  std::vector<std::optional<MLOperand>> all(operands.begin(), operands.end());
+  const size_t positional = operands.size();
+  std::visit([&](auto& a) {
+    if constexpr (requires { a.options; }) take_operand_options(a.options, all);
+  }, attrs);
+
+  const OpLimits& limits = op_limits(type);
+  const bool list = type == OpType::kConcat;
+  if (list && (positional == 0 || positional > kMaxTensorCount))
+    throw TypeError(prefix + ": inputs must hold 1 to " + std::to_string(kMaxTensorCount) +
+                    " operands, got " + std::to_string(positional));
+
+  // §3.3 validate operand, for every operand including those in options.
+  std::vector<const MLOperandDescriptor*> descs(all.size(), nullptr);
+  std::vector<OperandId> ids(all.size(), kNoOperand);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!all[i]) continue;  // an absent optional operand
+    const MLOperand& o = *all[i];
+    if (o.is_null() || o.builder_ != state_)
+      throw TypeError(prefix + ": " + role_name(limits, i, list) +
+                      (o.is_null() ? " is null" : " belongs to another builder"));
+    ids[i] = o.id();
+    descs[i] = &st.graph.descriptor(o.id());
+  }
+  if (auto s = check_roles(limits, descs, list); !s) fail(prefix, s.error());
+  auto outputs = infer_op(type, InferInput{descs}, attrs);
+  if (!outputs) fail(prefix, outputs.error());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    std::string what = outputs->size() == 1 ? "output" : "output " + std::to_string(i);
+    if (auto s = check_dimensions((*outputs)[i], what); !s) fail(prefix, s.error());
+  }
+
+  Graph& g = st.graph;
+  Operation op;
+  op.type = type;
+  op.inputs = std::move(ids);
+  op.attrs = std::move(attrs);
+  std::vector<MLOperand> result;
+  const auto op_index = static_cast<uint32_t>(g.operations.size());
+  for (auto& d : *outputs) {
+    OperandId id{static_cast<uint32_t>(g.operands.size())};
+    g.operands.push_back({std::move(d), OperandKind::kOutput, {}, op_index});
+    op.outputs.push_back(id);
+    result.push_back(MLOperand(state_, id));
+  }
+  g.operations.push_back(std::move(op));
+  return result;
+}
+
+MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
+  detail::BuilderState& st = *state_;
+  if (!st.can_build()) throw InvalidStateError("build: the builder can no longer build");
+  if (outputs.empty()) throw TypeError("build: no outputs were given");
+  std::vector<std::pair<std::string, OperandId>> named;
+  for (const auto& [name, operand] : outputs) {
+    if (name.empty()) throw TypeError("build: an output name is empty");
+    if (operand.is_null() || operand.builder_ != state_)
+      throw TypeError("build: output \"" + name + "\" belongs to another builder");
+    const OperandInfo& info = st.graph.operand(operand.id());
+    if (info.kind != OperandKind::kOutput)
+      throw TypeError("build: output \"" + name + "\" is a graph " +
+                      (info.kind == OperandKind::kInput ? "input" : "constant") +
+                      "; outputs must be produced by an operation (use identity())");
+    named.emplace_back(name, operand.id());
+  }
+  st.built = true;  // §3.8: set before compiling
+
+  Graph recorded = st.graph;
+  recorded.outputs = std::move(named);
+  auto gs = std::make_shared<detail::GraphState>();
+  gs->context = st.context;
+  gs->graph = std::make_shared<const Graph>(recorded.pruned());
+  for (OperandId id : gs->graph->inputs) {
+    const OperandInfo& info = gs->graph->operand(id);
+    gs->inputs.emplace(info.name, info.descriptor);
+  }
+  for (const auto& [name, id] : gs->graph->outputs) gs->outputs.emplace(name, gs->graph->descriptor(id));
+  if (st.context->is_lost()) throw InvalidStateError("build: the context was lost while building");
+  return MLGraph(std::move(gs));
+}
+
+}  // namespace cppnn

@@ -1,0 +1,11 @@
+// PENDING scaffold: replaced by the real family file (src/ops/normalization.cpp). Delete when done.
+#include "src/ops/infer.h"
+#include "src/ops/op_limits.h"
+namespace cppnn {
+const OpLimits limits_batchNormalization{{{"operand0", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, false}, {"operand1", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, false}, {"operand2", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, false}, {"operand3", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}, {"operand4", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}}, {{"output", dt::kAny}}};
+Result<OutputDescs> infer_batchNormalization(const InferInput& in, const AttrsOf<OpType::kBatchNormalization>&) { return OutputDescs{in[0]}; }
+const OpLimits limits_instanceNormalization{{{"operand0", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, false}, {"operand1", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}, {"operand2", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}}, {{"output", dt::kAny}}};
+Result<OutputDescs> infer_instanceNormalization(const InferInput& in, const AttrsOf<OpType::kInstanceNormalization>&) { return OutputDescs{in[0]}; }
+const OpLimits limits_layerNormalization{{{"operand0", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, false}, {"operand1", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}, {"operand2", dt::kAny | mask_of(MLOperandDataType::kInt4) | mask_of(MLOperandDataType::kUint4), 0, 0, kRankN, kNoRole, true}}, {{"output", dt::kAny}}};
+Result<OutputDescs> infer_layerNormalization(const InferInput& in, const AttrsOf<OpType::kLayerNormalization>&) { return OutputDescs{in[0]}; }
+}  // namespace cppnn

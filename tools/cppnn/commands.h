@@ -1,0 +1,23 @@
+// The subcommand registry of the cppnn tool. Exit codes: 0 success, 1 bad input or failed
+// checks, 2 internal error; 77 means "skipped" (for ctest).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cppnn::tool {
+
+struct Command {
+  std::string name;
+  std::string summary;
+  std::function<int(const std::vector<std::string>&)> run;
+};
+
+// All subcommands, in help order.
+const std::vector<Command>& commands();
+
+// Subcommand entry points (one file each).
+int run_wpt(const std::vector<std::string>& args);
+
+}  // namespace cppnn::tool

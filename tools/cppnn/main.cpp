@@ -1,0 +1,45 @@
+// The cppnn command-line tool: dispatches to one subcommand per file.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cppnn/version.h"
+#include "tools/cppnn/commands.h"
+
+namespace {
+
+void print_help(std::ostream& os) {
+  os << "cppnn " << cppnn::version() << " - a C++ implementation of the W3C WebNN API\n\n"
+     << "usage: cppnn <command> [options]\n\ncommands:\n";
+  for (const auto& c : cppnn::tool::commands())
+    os << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary << "\n";
+  os << "\n  cppnn <command> --help   help for one command\n"
+     << "  cppnn --version          print the version\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_help(std::cout);
+    return args.empty() ? 1 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << "cppnn " << cppnn::version() << "\n";
+    return 0;
+  }
+  for (const auto& c : cppnn::tool::commands()) {
+    if (c.name == args[0]) {
+      try {
+        return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      } catch (const std::exception& e) {
+        std::cerr << "cppnn " << c.name << ": internal error: " << e.what() << "\n";
+        return 2;
+      }
+    }
+  }
+  std::cerr << "cppnn: unknown command \"" << args[0] << "\" (see cppnn --help)\n";
+  return 1;
+}
