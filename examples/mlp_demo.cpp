@@ -14,7 +14,8 @@ namespace {
 // Bytes of `n` float32 values filled with a deterministic pattern.
 std::vector<std::byte> weights(size_t n, float scale) {
   std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 7919) % 17) / 17.0f - scale / 2;
+  for (size_t i = 0; i < n; ++i)
+    v[i] = scale * static_cast<float>((i * 7919) % 17) / 17.0f - scale / 2;
   std::vector<std::byte> b(n * sizeof(float));
   std::memcpy(b.data(), v.data(), b.size());
   return b;
@@ -33,14 +34,16 @@ int main() {
   MLOperand h = builder.relu(builder.gemm(x, w1, {.c = b1, .label = "dense1"}), {.label = "act1"});
   MLOperand w2 = builder.constant({f32, {128, 10}}, weights(128 * 10, 0.1f));
   MLOperand b2 = builder.constant({f32, {10}}, weights(10, 0.01f));
-  MLOperand logits = builder.add(builder.matmul(h, w2, {.label = "dense2"}), b2, {.label = "bias2"});
+  MLOperand logits =
+      builder.add(builder.matmul(h, w2, {.label = "dense2"}), b2, {.label = "bias2"});
   MLOperand probs = builder.softmax(logits, 1, {.label = "probs"});
   MLGraph graph = builder.build({{"probs", probs}});
 
   const Graph& g = graph.graph();
   std::cout << "cppnn " << version() << " demo: a 784-128-10 MLP recorded through MLGraphBuilder\n"
             << "backend: " << context.backend() << "\n\ninputs:\n";
-  for (const auto& [name, d] : graph.inputs()) std::cout << "  " << name << ": " << to_string(d) << "\n";
+  for (const auto& [name, d] : graph.inputs())
+    std::cout << "  " << name << ": " << to_string(d) << "\n";
   std::cout << "\noperations (" << g.operations.size() << "):\n";
   for (const auto& op : g.operations) {
     std::cout << "  " << op_name(op.type);
@@ -51,13 +54,15 @@ int main() {
       std::cout << (i ? ", " : "") << "%" << op.inputs[i].value;
     }
     std::cout << ") -> ";
-    for (OperandId o : op.outputs) std::cout << "%" << o.value << ":" << to_string(g.descriptor(o)) << " ";
+    for (OperandId o : op.outputs)
+      std::cout << "%" << o.value << ":" << to_string(g.descriptor(o)) << " ";
     std::cout << "\n";
   }
   uint64_t params = 0;
   for (const auto& c : g.constants) params += c.size() / 4;
   std::cout << "\noutputs:\n";
-  for (const auto& [name, d] : graph.outputs()) std::cout << "  " << name << ": " << to_string(d) << "\n";
+  for (const auto& [name, d] : graph.outputs())
+    std::cout << "  " << name << ": " << to_string(d) << "\n";
   std::printf("\nparameters: %llu (%llu bytes), content hash %016llx\n",
               static_cast<unsigned long long>(params), static_cast<unsigned long long>(params * 4),
               static_cast<unsigned long long>(g.content_hash()));

@@ -22,13 +22,17 @@ enum class MLOperandDataType : uint8_t {
   kUint4,
 };
 
-inline constexpr int kSpecDataTypeCount = 8;   // the spec's 8 operand types
-inline constexpr int kAllDataTypeCount = 10;   // with int4/uint4
+inline constexpr int kSpecDataTypeCount = 8;  // the spec's 8 operand types
+inline constexpr int kAllDataTypeCount = 10;  // with int4/uint4
 
 // A set of data types as a bit mask (bit i = MLOperandDataType(i)).
 using DataTypeMask = uint16_t;
-constexpr DataTypeMask mask_of(MLOperandDataType t) { return DataTypeMask(1u << unsigned(t)); }
-constexpr bool mask_has(DataTypeMask m, MLOperandDataType t) { return (m & mask_of(t)) != 0; }
+constexpr DataTypeMask mask_of(MLOperandDataType t) {
+  return DataTypeMask(1u << unsigned(t));
+}
+constexpr bool mask_has(DataTypeMask m, MLOperandDataType t) {
+  return (m & mask_of(t)) != 0;
+}
 
 // The spec's enum string ("float32", ...), or "int4"/"uint4".
 std::string_view data_type_name(MLOperandDataType t) noexcept;

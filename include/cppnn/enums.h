@@ -27,10 +27,10 @@ enum class MLLstmWeightLayout : uint8_t { kIofg, kIfgo };
 template <class E>
 struct EnumStrings;
 
-#define CPPNN_ENUM_STRINGS(E, ...)                                                  \
-  template <>                                                                       \
-  struct EnumStrings<E> {                                                           \
-    static constexpr std::pair<E, std::string_view> values[] = {__VA_ARGS__};       \
+#define CPPNN_ENUM_STRINGS(E, ...)                                            \
+  template <>                                                                 \
+  struct EnumStrings<E> {                                                     \
+    static constexpr std::pair<E, std::string_view> values[] = {__VA_ARGS__}; \
   };
 
 CPPNN_ENUM_STRINGS(MLPowerPreference, {MLPowerPreference::kDefault, "default"},
@@ -55,8 +55,7 @@ CPPNN_ENUM_STRINGS(MLInterpolationMode, {MLInterpolationMode::kNearestNeighbor, 
 CPPNN_ENUM_STRINGS(MLRecurrentNetworkDirection, {MLRecurrentNetworkDirection::kForward, "forward"},
                    {MLRecurrentNetworkDirection::kBackward, "backward"},
                    {MLRecurrentNetworkDirection::kBoth, "both"})
-CPPNN_ENUM_STRINGS(MLRecurrentNetworkActivation,
-                   {MLRecurrentNetworkActivation::kRelu, "relu"},
+CPPNN_ENUM_STRINGS(MLRecurrentNetworkActivation, {MLRecurrentNetworkActivation::kRelu, "relu"},
                    {MLRecurrentNetworkActivation::kSigmoid, "sigmoid"},
                    {MLRecurrentNetworkActivation::kTanh, "tanh"})
 CPPNN_ENUM_STRINGS(MLGruWeightLayout, {MLGruWeightLayout::kZrn, "zrn"},

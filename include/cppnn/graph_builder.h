@@ -43,8 +43,8 @@ class MLGraphBuilder {
   MLOperand constant(MLOperandDataType dataType, MLNumber value);
   // constant(descriptor, bytes kept alive by `keep_alive`), without a copy (cppnn extension for
   // mapped weight files).
-  MLOperand constant_view(const MLOperandDescriptor& descriptor, std::shared_ptr<const void> keep_alive,
-                          std::span<const std::byte> bytes);
+  MLOperand constant_view(const MLOperandDescriptor& descriptor,
+                          std::shared_ptr<const void> keep_alive, std::span<const std::byte> bytes);
 
   // build(outputs): the graph of everything the outputs reach (§3.8).
   MLGraph build(const MLNamedOperands& outputs);
@@ -63,35 +63,40 @@ class MLGraphBuilder {
   MLOperand m(const std::vector<MLOperand>& inputs, uint32_t axis, const O& options = {});
 #define CPPNN_DECL_Shape(m, O) \
   MLOperand m(const MLOperand& input, std::vector<uint32_t> shape, const O& options = {});
-#define CPPNN_DECL_TwoLists(m, O)                                                 \
+#define CPPNN_DECL_TwoLists(m, O)                                                                \
   MLOperand m(const MLOperand& input, std::vector<uint32_t> first, std::vector<uint32_t> second, \
               const O& options = {});
-#define CPPNN_DECL_Split(m, O)                                                          \
+#define CPPNN_DECL_Split(m, O)                                                             \
   std::vector<MLOperand> m(const MLOperand& input, uint32_t count, const O& options = {}); \
-  std::vector<MLOperand> m(const MLOperand& input, std::vector<uint32_t> sizes, const O& options = {});
-#define CPPNN_DECL_Recurrent(m, O)                                                         \
-  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                 \
+  std::vector<MLOperand> m(const MLOperand& input, std::vector<uint32_t> sizes,            \
+                           const O& options = {});
+#define CPPNN_DECL_Recurrent(m, O)                                                                \
+  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                       \
                            const MLOperand& recurrentWeight, uint32_t steps, uint32_t hiddenSize, \
                            const O& options = {});
-#define CPPNN_DECL_GruCell(m, O)                                                           \
+#define CPPNN_DECL_GruCell(m, O)                                                                 \
   MLOperand m(const MLOperand& input, const MLOperand& weight, const MLOperand& recurrentWeight, \
               const MLOperand& hiddenState, uint32_t hiddenSize, const O& options = {});
 #define CPPNN_DECL_LstmCell(m, O)                                                          \
-  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                 \
-                           const MLOperand& recurrentWeight, const MLOperand& hiddenState,  \
-                           const MLOperand& cellState, uint32_t hiddenSize, const O& options = {});
+  std::vector<MLOperand> m(const MLOperand& input, const MLOperand& weight,                \
+                           const MLOperand& recurrentWeight, const MLOperand& hiddenState, \
+                           const MLOperand& cellState, uint32_t hiddenSize,                \
+                           const O& options = {});
 #define CPPNN_OP(E, m, S, O) CPPNN_DECL_##S(m, O)
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 
   // Records op `type` with its positional operands and attributes (cppnn extension: the typed
   // methods above and the dynamic call in dynamic_call.h all go through here).
-  std::vector<MLOperand> record(OpType type, std::span<const MLOperand> operands, OpAttributes attrs);
+  std::vector<MLOperand> record(OpType type, std::span<const MLOperand> operands,
+                                OpAttributes attrs);
 
   MLContext context() const;
   // True once build() succeeded.
   bool has_built() const;
-  const std::shared_ptr<detail::BuilderState>& state() const { return state_; }
+  const std::shared_ptr<detail::BuilderState>& state() const {
+    return state_;
+  }
 
  private:
   std::shared_ptr<detail::BuilderState> state_;

@@ -30,7 +30,8 @@ class ConstantData {
   // Takes ownership of `bytes`.
   static ConstantData owned(std::vector<std::byte> bytes);
   // A view of `bytes` kept valid by `keep_alive` (no copy).
-  static ConstantData view(std::shared_ptr<const void> keep_alive, std::span<const std::byte> bytes);
+  static ConstantData view(std::shared_ptr<const void> keep_alive,
+                           std::span<const std::byte> bytes);
 
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   const std::byte* data() const { return data_; }
@@ -46,8 +47,8 @@ class ConstantData {
 struct OperandInfo {
   MLOperandDescriptor descriptor;
   OperandKind kind = OperandKind::kOutput;
-  std::string name;          // input name (inputs only)
-  uint32_t producer = 0;     // operation index (kOutput) or constant index (kConstant)
+  std::string name;       // input name (inputs only)
+  uint32_t producer = 0;  // operation index (kOutput) or constant index (kConstant)
 };
 
 // One recorded operation. `inputs` holds the positional operands in order (every element of the
@@ -68,7 +69,7 @@ class Graph {
   std::vector<OperandInfo> operands;
   std::vector<Operation> operations;  // topological order
   std::vector<ConstantData> constants;
-  std::vector<OperandId> inputs;      // graph inputs in creation order
+  std::vector<OperandId> inputs;                           // graph inputs in creation order
   std::vector<std::pair<std::string, OperandId>> outputs;  // named outputs, sorted by name
 
   const OperandInfo& operand(OperandId id) const { return operands.at(id.value); }

@@ -16,12 +16,12 @@ class MLNumber {
   enum class Kind : uint8_t { kDouble, kInt64, kUint64 };
 
   constexpr MLNumber() = default;
-  constexpr MLNumber(double v) : kind_(Kind::kDouble), d_(v) {}  // NOLINT: implicit like IDL
-  constexpr MLNumber(float v) : kind_(Kind::kDouble), d_(v) {}   // NOLINT
-  constexpr MLNumber(int v) : kind_(Kind::kInt64), i_(v) {}      // NOLINT
-  constexpr MLNumber(long v) : kind_(Kind::kInt64), i_(v) {}     // NOLINT
-  constexpr MLNumber(long long v) : kind_(Kind::kInt64), i_(v) {}  // NOLINT
-  constexpr MLNumber(unsigned v) : kind_(Kind::kUint64), u_(v) {}  // NOLINT
+  constexpr MLNumber(double v) : kind_(Kind::kDouble), d_(v) {}         // NOLINT: implicit like IDL
+  constexpr MLNumber(float v) : kind_(Kind::kDouble), d_(v) {}          // NOLINT
+  constexpr MLNumber(int v) : kind_(Kind::kInt64), i_(v) {}             // NOLINT
+  constexpr MLNumber(long v) : kind_(Kind::kInt64), i_(v) {}            // NOLINT
+  constexpr MLNumber(long long v) : kind_(Kind::kInt64), i_(v) {}       // NOLINT
+  constexpr MLNumber(unsigned v) : kind_(Kind::kUint64), u_(v) {}       // NOLINT
   constexpr MLNumber(unsigned long v) : kind_(Kind::kUint64), u_(v) {}  // NOLINT
   constexpr MLNumber(unsigned long long v) : kind_(Kind::kUint64), u_(v) {}  // NOLINT
 

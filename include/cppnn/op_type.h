@@ -92,12 +92,12 @@ struct Recurrent {};
 struct GruCell {};
 struct LstmCell {};
 }  // namespace sig
-#define CPPNN_SIG(Tag, P, N, Many)                \
-  template <>                                     \
-  struct SignatureTraits<sig::Tag> {                   \
-    using Params = P;                             \
+#define CPPNN_SIG(Tag, P, N, Many)                       \
+  template <>                                            \
+  struct SignatureTraits<sig::Tag> {                     \
+    using Params = P;                                    \
     static constexpr int kOperands = N; /* -1: a list */ \
-    static constexpr bool kReturnsSequence = Many; \
+    static constexpr bool kReturnsSequence = Many;       \
   };
 CPPNN_SIG(Unary, NoParams, 1, false)
 CPPNN_SIG(Binary, NoParams, 2, false)
@@ -127,13 +127,13 @@ struct OpAttrs {
 // Per-op info from ops.def: OpInfo<OpType::kX>::Signature, ::Options, ::Attrs.
 template <OpType T>
 struct OpInfo;
-#define CPPNN_OP(E, m, S, O)                                              \
-  template <>                                                             \
-  struct OpInfo<OpType::k##E> {                                           \
-    using Signature = sig::S;                                                  \
-    using Options = O;                                                    \
-    using Attrs = OpAttrs<SignatureTraits<sig::S>::Params, O>;                 \
-    static constexpr std::string_view kName = #m;                         \
+#define CPPNN_OP(E, m, S, O)                                   \
+  template <>                                                  \
+  struct OpInfo<OpType::k##E> {                                \
+    using Signature = sig::S;                                  \
+    using Options = O;                                         \
+    using Attrs = OpAttrs<SignatureTraits<sig::S>::Params, O>; \
+    static constexpr std::string_view kName = #m;              \
   };
 #include "cppnn/ops.def"
 #undef CPPNN_OP

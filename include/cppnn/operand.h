@@ -40,7 +40,8 @@ class MLOperand {
  private:
   friend struct detail::BuilderState;
   friend class MLGraphBuilder;
-  MLOperand(std::shared_ptr<detail::BuilderState> b, OperandId id) : builder_(std::move(b)), id_(id) {}
+  MLOperand(std::shared_ptr<detail::BuilderState> b, OperandId id)
+      : builder_(std::move(b)), id_(id) {}
   std::shared_ptr<detail::BuilderState> builder_;
   OperandId id_;
 };

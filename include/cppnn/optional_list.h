@@ -13,9 +13,9 @@ template <class T>
 class OptionalList {
  public:
   OptionalList() = default;
-  OptionalList(std::nullopt_t) {}                                    // NOLINT
+  OptionalList(std::nullopt_t) {}                                      // NOLINT
   OptionalList(std::initializer_list<T> l) : v_(std::vector<T>(l)) {}  // NOLINT
-  OptionalList(std::vector<T> v) : v_(std::move(v)) {}               // NOLINT
+  OptionalList(std::vector<T> v) : v_(std::move(v)) {}                 // NOLINT
 
   bool has_value() const { return v_.has_value(); }
   explicit operator bool() const { return v_.has_value(); }

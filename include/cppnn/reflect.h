@@ -24,7 +24,8 @@ constexpr Field<T, M> make_field(std::string_view n, M T::*m) {
 // Calls f(field) for each reflected field of T, in declaration order.
 template <class T, class F>
 constexpr void for_each_field(F&& f) {
-  std::apply([&](auto... fields) { (f(fields), ...); }, cppnn_fields(static_cast<const T*>(nullptr)));
+  std::apply([&](auto... fields) { (f(fields), ...); },
+             cppnn_fields(static_cast<const T*>(nullptr)));
 }
 
 }  // namespace cppnn::reflect
@@ -51,8 +52,8 @@ constexpr void for_each_field(F&& f) {
 #define CPPNN_R_CAT(a, b) CPPNN_R_CAT2(a, b)
 
 // Declares the reflected field list of aggregate T (found by argument-dependent lookup).
-#define CPPNN_REFLECT(T, ...)                                           \
-  inline constexpr auto cppnn_fields(const T*) {                        \
-    return std::make_tuple(CPPNN_R_EXPAND(CPPNN_R_CAT(CPPNN_R_, CPPNN_R_SELECT(__VA_ARGS__))( \
-        T, __VA_ARGS__)));                                              \
+#define CPPNN_REFLECT(T, ...)                                                                \
+  inline constexpr auto cppnn_fields(const T*) {                                             \
+    return std::make_tuple(                                                                  \
+        CPPNN_R_EXPAND(CPPNN_R_CAT(CPPNN_R_, CPPNN_R_SELECT(__VA_ARGS__))(T, __VA_ARGS__))); \
   }

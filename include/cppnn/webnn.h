@@ -4,6 +4,7 @@
 #include "cppnn/context.h"
 #include "cppnn/data_type.h"
 #include "cppnn/descriptor.h"
+#include "cppnn/dynamic_call.h"
 #include "cppnn/enums.h"
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"

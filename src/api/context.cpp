@@ -18,10 +18,16 @@ MLContext MLContext::create(const MLContextOptions& options) {
   return MLContext(std::move(state));
 }
 
-bool MLContext::accelerated() const { return state_->accelerated; }
-const std::string& MLContext::backend() const { return state_->backend; }
+bool MLContext::accelerated() const {
+  return state_->accelerated;
+}
+const std::string& MLContext::backend() const {
+  return state_->backend;
+}
 
-MLOpSupportLimits MLContext::opSupportLimits() const { return backend_support_limits(state_->backend); }
+MLOpSupportLimits MLContext::opSupportLimits() const {
+  return backend_support_limits(state_->backend);
+}
 
 void MLContext::destroy() {
   std::lock_guard<std::mutex> lock(state_->mu);
@@ -29,7 +35,9 @@ void MLContext::destroy() {
   state_->lost = MLContextLostInfo{"the context was destroyed"};
 }
 
-bool MLContext::is_lost() const { return state_->is_lost(); }
+bool MLContext::is_lost() const {
+  return state_->is_lost();
+}
 
 std::optional<MLContextLostInfo> MLContext::lost_info() const {
   std::lock_guard<std::mutex> lock(state_->mu);

@@ -5,10 +5,26 @@
 
 namespace cppnn {
 
-void MLGraph::destroy() { state_->destroyed.store(true); }
-bool MLGraph::is_destroyed() const { return state_->destroyed.load(); }
-const std::map<std::string, MLOperandDescriptor>& MLGraph::inputs() const { return state_->inputs; }
-const std::map<std::string, MLOperandDescriptor>& MLGraph::outputs() const { return state_->outputs; }
-const Graph& MLGraph::graph() const { return *state_->graph; }
+void MLGraph::destroy() {
+  state_->destroyed.store(true);
+}
+bool MLGraph::is_destroyed() const {
+  return state_->destroyed.load();
+}
+const std::map<std::string, MLOperandDescriptor>& MLGraph::inputs() const {
+  return state_->inputs;
+}
+const std::map<std::string, MLOperandDescriptor>& MLGraph::outputs() const {
+  return state_->outputs;
+}
+const Graph& MLGraph::graph() const {
+  return *state_->graph;
+}
 
+}  // namespace cppnn
+
+namespace cppnn {
+MLContext MLGraph::context() const {
+  return MLContext(state_->context);
+}
 }  // namespace cppnn

@@ -34,7 +34,6 @@ struct BuilderState {
   std::shared_ptr<ContextState> context;
   Graph graph;
   bool built = false;
-  std::set<std::string> input_names;
 
   // §1 "can build": not built yet and the context is not lost.
   bool can_build() const { return !built && !context->is_lost(); }

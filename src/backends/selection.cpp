@@ -9,7 +9,9 @@ namespace cppnn {
 
 // No execution backend is compiled in yet: contexts can record and build graphs ("none"), which
 // is what the validation layer needs. Execution backends register here.
-std::vector<std::string> compiled_backends() { return {}; }
+std::vector<std::string> compiled_backends() {
+  return {};
+}
 
 BackendChoice select_backend(const MLContextOptions& options) {
   std::string requested = options.backend;
@@ -25,11 +27,13 @@ BackendChoice select_backend(const MLContextOptions& options) {
     if (name == requested) return {name, false};
   std::string list;
   for (const auto& name : available) list += (list.empty() ? "" : ", ") + name;
-  throw NotSupportedError("createContext: backend \"" + requested +
-                          "\" is not compiled in (available: " +
-                          (list.empty() ? std::string("none") : list) + ")");
+  throw NotSupportedError(
+      "createContext: backend \"" + requested +
+      "\" is not compiled in (available: " + (list.empty() ? std::string("none") : list) + ")");
 }
 
-MLOpSupportLimits backend_support_limits(const std::string&) { return spec_support_limits(); }
+MLOpSupportLimits backend_support_limits(const std::string&) {
+  return spec_support_limits();
+}
 
 }  // namespace cppnn

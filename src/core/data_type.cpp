@@ -4,7 +4,9 @@
 
 namespace cppnn {
 
-std::string_view data_type_name(MLOperandDataType t) noexcept { return enum_to_string(t); }
+std::string_view data_type_name(MLOperandDataType t) noexcept {
+  return enum_to_string(t);
+}
 
 std::optional<MLOperandDataType> parse_data_type(std::string_view name) noexcept {
   return enum_from_string<MLOperandDataType>(name);
@@ -14,14 +16,19 @@ unsigned data_type_bits(MLOperandDataType t) noexcept {
   switch (t) {
     case MLOperandDataType::kFloat32:
     case MLOperandDataType::kInt32:
-    case MLOperandDataType::kUint32: return 32;
-    case MLOperandDataType::kFloat16: return 16;
+    case MLOperandDataType::kUint32:
+      return 32;
+    case MLOperandDataType::kFloat16:
+      return 16;
     case MLOperandDataType::kInt64:
-    case MLOperandDataType::kUint64: return 64;
+    case MLOperandDataType::kUint64:
+      return 64;
     case MLOperandDataType::kInt8:
-    case MLOperandDataType::kUint8: return 8;
+    case MLOperandDataType::kUint8:
+      return 8;
     case MLOperandDataType::kInt4:
-    case MLOperandDataType::kUint4: return 4;
+    case MLOperandDataType::kUint4:
+      return 4;
   }
   return 0;
 }

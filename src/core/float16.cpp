@@ -42,8 +42,8 @@ uint16_t double_to_half_bits(double value) noexcept {
   if (a >= 65520.0) return sign | 0x7c00u;
   if (a < 0x1p-14) return sign | static_cast<uint16_t>(std::nearbyint(a * 0x1p24));
   int e = 0;
-  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
-  int E = e - 1;      // a = 1.f * 2^E
+  std::frexp(a, &e);                                 // a = m * 2^e, m in [0.5, 1)
+  int E = e - 1;                                     // a = 1.f * 2^E
   double q = std::nearbyint(std::ldexp(a, 10 - E));  // in [1024, 2048]
   if (q >= 2048.0) {
     q = 1024.0;

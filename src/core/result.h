@@ -20,8 +20,8 @@ struct ErrorInfo {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit success
-  Result(ErrorInfo error) : v_(std::move(error)) {}    // NOLINT: implicit failure
+  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit success
+  Result(ErrorInfo error) : v_(std::move(error)) {}  // NOLINT: implicit failure
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() { return std::get<0>(v_); }
@@ -65,10 +65,10 @@ ErrorInfo invalid_state_error(const A&... a) {
 }
 
 // Returns the error of a failed Result/Status from the current function.
-#define CPPNN_RETURN_IF_ERROR(expr)               \
-  do {                                            \
-    auto&& cppnn_r_ = (expr);                     \
-    if (!cppnn_r_.ok()) return cppnn_r_.error();  \
+#define CPPNN_RETURN_IF_ERROR(expr)              \
+  do {                                           \
+    auto&& cppnn_r_ = (expr);                    \
+    if (!cppnn_r_.ok()) return cppnn_r_.error(); \
   } while (0)
 
 }  // namespace cppnn

@@ -10,22 +10,40 @@ struct IsOptionalList : std::false_type {};
 template <class T>
 struct IsOptionalList<OptionalList<T>> : std::true_type {};
 
-void hash_value(Hasher& h, bool v) { h.add(uint64_t{v}); }
-void hash_value(Hasher& h, uint32_t v) { h.add(uint64_t{v}); }
-void hash_value(Hasher& h, int32_t v) { h.add(static_cast<uint64_t>(static_cast<int64_t>(v))); }
-void hash_value(Hasher& h, float v) { h.add(uint64_t{std::bit_cast<uint32_t>(v)}); }
-void hash_value(Hasher& h, double v) { h.add(std::bit_cast<uint64_t>(v)); }
-void hash_value(Hasher& h, const std::string& v) { h.add(v); }
+void hash_value(Hasher& h, bool v) {
+  h.add(uint64_t{v});
+}
+void hash_value(Hasher& h, uint32_t v) {
+  h.add(uint64_t{v});
+}
+void hash_value(Hasher& h, int32_t v) {
+  h.add(static_cast<uint64_t>(static_cast<int64_t>(v)));
+}
+void hash_value(Hasher& h, float v) {
+  h.add(uint64_t{std::bit_cast<uint32_t>(v)});
+}
+void hash_value(Hasher& h, double v) {
+  h.add(std::bit_cast<uint64_t>(v));
+}
+void hash_value(Hasher& h, const std::string& v) {
+  h.add(v);
+}
 void hash_value(Hasher& h, const MLNumber& v) {
   h.add(static_cast<uint64_t>(v.kind()));
   switch (v.kind()) {
-    case MLNumber::Kind::kDouble: h.add(std::bit_cast<uint64_t>(v.as_double())); break;
-    case MLNumber::Kind::kInt64: h.add(static_cast<uint64_t>(v.raw_int64())); break;
-    case MLNumber::Kind::kUint64: h.add(v.raw_uint64()); break;
+    case MLNumber::Kind::kDouble:
+      h.add(std::bit_cast<uint64_t>(v.as_double()));
+      break;
+    case MLNumber::Kind::kInt64:
+      h.add(static_cast<uint64_t>(v.raw_int64()));
+      break;
+    case MLNumber::Kind::kUint64:
+      h.add(v.raw_uint64());
+      break;
   }
 }
 template <class E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 void hash_value(Hasher& h, E v) {
   h.add(static_cast<uint64_t>(v));
 }
@@ -47,9 +65,15 @@ void hash_value(Hasher& h, const std::optional<MLNumber>& v) {
 void hash_value(Hasher&, const std::optional<MLOperand>&) {}
 
 void hash_params(Hasher&, const NoParams&) {}
-void hash_params(Hasher& h, const AxisParams& p) { h.add(uint64_t{p.axis}); }
-void hash_params(Hasher& h, const CastParams& p) { h.add(static_cast<uint64_t>(p.dataType)); }
-void hash_params(Hasher& h, const ShapeParams& p) { h.add(p.shape); }
+void hash_params(Hasher& h, const AxisParams& p) {
+  h.add(uint64_t{p.axis});
+}
+void hash_params(Hasher& h, const CastParams& p) {
+  h.add(static_cast<uint64_t>(p.dataType));
+}
+void hash_params(Hasher& h, const ShapeParams& p) {
+  h.add(p.shape);
+}
 void hash_params(Hasher& h, const TwoListParams& p) {
   h.add(p.first);
   h.add(p.second);
@@ -65,7 +89,9 @@ void hash_params(Hasher& h, const RecurrentParams& p) {
   h.add(uint64_t{p.steps});
   h.add(uint64_t{p.hiddenSize});
 }
-void hash_params(Hasher& h, const CellParams& p) { h.add(uint64_t{p.hiddenSize}); }
+void hash_params(Hasher& h, const CellParams& p) {
+  h.add(uint64_t{p.hiddenSize});
+}
 
 }  // namespace
 

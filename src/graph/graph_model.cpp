@@ -1,9 +1,10 @@
 // Graph model: constant storage, pruning to what the outputs reach, and the content hash.
+#include "cppnn/graph_model.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "cppnn/graph_model.h"
 #include "src/graph/attr_hash.h"
 
 namespace cppnn {

@@ -22,7 +22,9 @@ const std::array<const OpLimits*, kOpCount> kOpLimits = {
 
 }  // namespace
 
-std::string_view op_name(OpType t) noexcept { return kOpNames[static_cast<size_t>(t)]; }
+std::string_view op_name(OpType t) noexcept {
+  return kOpNames[static_cast<size_t>(t)];
+}
 
 bool op_from_name(std::string_view name, OpType& out) noexcept {
   for (size_t i = 0; i < kOpCount; ++i) {
@@ -34,7 +36,9 @@ bool op_from_name(std::string_view name, OpType& out) noexcept {
   return false;
 }
 
-const OpLimits& op_limits(OpType t) { return *kOpLimits[static_cast<size_t>(t)]; }
+const OpLimits& op_limits(OpType t) {
+  return *kOpLimits[static_cast<size_t>(t)];
+}
 
 Result<OutputDescs> infer_op(OpType t, const InferInput& in, const OpAttributes& attrs) {
   switch (t) {

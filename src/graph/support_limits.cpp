@@ -1,8 +1,9 @@
 // MLOpSupportLimits generation from the op limits table, lookup and JSON rendering.
+#include "cppnn/support_limits.h"
+
 #include <sstream>
 
 #include "cppnn/errors.h"
-#include "cppnn/support_limits.h"
 #include "src/graph/support_limits_table.h"
 #include "src/ops/op_limits.h"
 
@@ -12,7 +13,8 @@ namespace {
 std::vector<MLOperandDataType> types_of(DataTypeMask m) {
   std::vector<MLOperandDataType> out;
   for (int i = 0; i < kAllDataTypeCount; ++i)
-    if (mask_has(m, static_cast<MLOperandDataType>(i))) out.push_back(static_cast<MLOperandDataType>(i));
+    if (mask_has(m, static_cast<MLOperandDataType>(i)))
+      out.push_back(static_cast<MLOperandDataType>(i));
   return out;
 }
 
@@ -45,8 +47,10 @@ MLOpSupportLimits spec_support_limits() {
     const OpLimits& l = op_limits(t);
     MLOpLimits ol;
     ol.op = t;
-    for (const auto& r : l.inputs) ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
-    for (const auto& r : l.outputs) ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
+    for (const auto& r : l.inputs)
+      ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
+    for (const auto& r : l.outputs)
+      ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
     s.operators.push_back(std::move(ol));
   }
   return s;
@@ -61,7 +65,8 @@ const MLTensorLimits& MLOpLimits::operator[](std::string_view role) const {
 
 const MLOpLimits& MLOpSupportLimits::op(std::string_view method) const {
   OpType t;
-  if (!op_from_name(method, t)) throw TypeError("opSupportLimits: unknown operator \"" + std::string(method) + "\"");
+  if (!op_from_name(method, t))
+    throw TypeError("opSupportLimits: unknown operator \"" + std::string(method) + "\"");
   return op(t);
 }
 

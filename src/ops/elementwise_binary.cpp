@@ -10,16 +10,13 @@ namespace {
 using namespace dt;
 
 // a: any [f32,f16,i32], b: same as a, output: same.
-const OpLimits kArithmeticLimits{
-    {{"a", kAny, kFloat | kI32}, {"b", 0, 0, 0, kRankN, 0}},
-    {{"output", kAny, kFloat | kI32}}};
+const OpLimits kArithmeticLimits{{{"a", kAny, kFloat | kI32}, {"b", 0, 0, 0, kRankN, 0}},
+                                 {{"output", kAny, kFloat | kI32}}};
 // Comparisons: inputs like arithmetic, output uint8.
-const OpLimits kComparisonLimits{
-    {{"a", kAny, kFloat | kI32}, {"b", 0, 0, 0, kRankN, 0}},
-    {{"output", kU8, kU8}}};
+const OpLimits kComparisonLimits{{{"a", kAny, kFloat | kI32}, {"b", 0, 0, 0, kRankN, 0}},
+                                 {{"output", kU8, kU8}}};
 // logicalAnd/Or/Xor: uint8 only.
-const OpLimits kLogicalLimits{{{"a", kU8, kU8}, {"b", 0, 0, 0, kRankN, 0}},
-                              {{"output", kU8, kU8}}};
+const OpLimits kLogicalLimits{{{"a", kU8, kU8}, {"b", 0, 0, 0, kRankN, 0}}, {{"output", kU8, kU8}}};
 
 // Output of a broadcasting binary op with data type `type`.
 Result<OutputDescs> broadcast_binary(const InferInput& in, MLOperandDataType type) {
@@ -30,10 +27,10 @@ Result<OutputDescs> broadcast_binary(const InferInput& in, MLOperandDataType typ
 
 }  // namespace
 
-#define CPPNN_ARITHMETIC(E, m)                                                   \
-  const OpLimits limits_##m = kArithmeticLimits;                                 \
+#define CPPNN_ARITHMETIC(E, m)                                                        \
+  const OpLimits limits_##m = kArithmeticLimits;                                      \
   Result<OutputDescs> infer_##m(const InferInput& in, const AttrsOf<OpType::k##E>&) { \
-    return broadcast_binary(in, in[0].dataType);                                 \
+    return broadcast_binary(in, in[0].dataType);                                      \
   }
 CPPNN_ARITHMETIC(Add, add)
 CPPNN_ARITHMETIC(Sub, sub)
@@ -44,10 +41,10 @@ CPPNN_ARITHMETIC(Min, min)
 CPPNN_ARITHMETIC(Pow, pow)
 #undef CPPNN_ARITHMETIC
 
-#define CPPNN_UINT8_RESULT(E, m, L)                                              \
-  const OpLimits limits_##m = L;                                                 \
+#define CPPNN_UINT8_RESULT(E, m, L)                                                   \
+  const OpLimits limits_##m = L;                                                      \
   Result<OutputDescs> infer_##m(const InferInput& in, const AttrsOf<OpType::k##E>&) { \
-    return broadcast_binary(in, MLOperandDataType::kUint8);                      \
+    return broadcast_binary(in, MLOperandDataType::kUint8);                           \
   }
 CPPNN_UINT8_RESULT(Equal, equal, kComparisonLimits)
 CPPNN_UINT8_RESULT(NotEqual, notEqual, kComparisonLimits)

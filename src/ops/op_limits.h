@@ -16,8 +16,10 @@ namespace cppnn {
 inline constexpr uint32_t kMaxRank = 8;
 // The largest valid dimension and element count (fits in `long`, §3.2).
 inline constexpr uint64_t kMaxDimension = 0x7fffffffu;
-// Largest tensor byte length this implementation accepts (MLOpSupportLimits.maxTensorByteLength).
-inline constexpr uint64_t kMaxTensorByteLength = uint64_t{1} << 34;  // 16 GiB
+// Largest tensor byte length this implementation accepts (MLOpSupportLimits.maxTensorByteLength):
+// 4 GiB - 1, so that a float32 tensor of maxTensorByteLength / 4 elements is a valid input while
+// doubling it fails on bytes, as the WPT byte-length tests assume.
+inline constexpr uint64_t kMaxTensorByteLength = 0xffffffffu;
 // Largest tensor count for concat inputs and split outputs (§3.2 valid tensor count, #933).
 inline constexpr uint64_t kMaxTensorCount = 8192;
 
@@ -42,13 +44,13 @@ inline constexpr int8_t kNoRole = -1;
 
 // Limits of one input or output role of an op.
 struct RoleLimits {
-  std::string_view name;       // the MLOpSupportLimits member name ("input", "filter", ...)
-  DataTypeMask allowed = 0;    // types the spec allows (0 with same_as: whatever same_as has)
-  DataTypeMask required = 0;   // types every implementation must support (#910)
+  std::string_view name;      // the MLOpSupportLimits member name ("input", "filter", ...)
+  DataTypeMask allowed = 0;   // types the spec allows (0 with same_as: whatever same_as has)
+  DataTypeMask required = 0;  // types every implementation must support (#910)
   uint8_t min_rank = 0;
   uint8_t max_rank = kRankN;
-  int8_t same_as = kNoRole;    // index of the input role whose data type this one must equal
-  bool optional = false;       // an operand-valued option that may be absent
+  int8_t same_as = kNoRole;  // index of the input role whose data type this one must equal
+  bool optional = false;     // an operand-valued option that may be absent
 };
 
 // The limits of one op: its input roles in Operation::inputs order and its output roles.

@@ -10,9 +10,13 @@ namespace cppnn {
 // Wide signed integer for the spec's mathematical size formulas (terms reach 2^64).
 __extension__ typedef __int128 Wide;
 
-bool is_valid_dimension(int64_t v) { return v > 0 && static_cast<uint64_t>(v) <= kMaxDimension; }
+bool is_valid_dimension(int64_t v) {
+  return v > 0 && static_cast<uint64_t>(v) <= kMaxDimension;
+}
 
-std::string dims_str(const Dims& d) { return shape_to_string(d); }
+std::string dims_str(const Dims& d) {
+  return shape_to_string(d);
+}
 
 Status check_dimensions(const MLOperandDescriptor& d, std::string_view what) {
   if (d.shape.size() > kMaxRank)
@@ -24,12 +28,13 @@ Status check_dimensions(const MLOperandDescriptor& d, std::string_view what) {
     auto c = checked_mul(count, dim);
     if (!c || *c > kMaxDimension)
       return type_error(what, " shape ", dims_str(d.shape),
-                        " has too many elements (the element count must be at most ",
-                        kMaxDimension, ")");
+                        " has too many elements (the element count must be at most ", kMaxDimension,
+                        ")");
     count = *c;
   }
-  auto bytes = checked_mul(count, (data_type_bits(d.dataType) + 7) / 8);
-  if (!bytes || *bytes > kMaxTensorByteLength)
+  uint64_t bits = data_type_bits(d.dataType);
+  uint64_t bytes = bits < 8 ? (count + 1) / 2 : count * (bits / 8);  // count < 2^31: no overflow
+  if (bytes > kMaxTensorByteLength)
     return type_error(what, " byte length exceeds maxTensorByteLength ", kMaxTensorByteLength);
   return Ok{};
 }
@@ -101,7 +106,8 @@ Result<uint32_t> conv_output_size(uint32_t in, uint32_t k, uint32_t pad_begin, u
   Wide effective = (Wide(k) - 1) * dilation + 1;
   Wide num = Wide(in) - effective + pad_begin + pad_end;
   if (num < 0)
-    return type_error(what, ": the window (", int64_t(effective), ") is larger than the padded input (",
+    return type_error(what, ": the window (", int64_t(effective),
+                      ") is larger than the padded input (",
                       int64_t(Wide(in) + pad_begin + pad_end), ")");
   Wide q = num / stride;
   if (ceil && num % stride != 0) q += 1;

@@ -4,7 +4,7 @@ namespace cppnn::tool {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {"wpt", "run the WPT WebNN test corpus (validation) and write a JSON report", run_wpt},
+      {"wpt", "run a WPT WebNN corpus suite (validation) against the known failures", run_wpt},
   };
   return kCommands;
 }

@@ -13,7 +13,8 @@ void print_help(std::ostream& os) {
   os << "cppnn " << cppnn::version() << " - a C++ implementation of the W3C WebNN API\n\n"
      << "usage: cppnn <command> [options]\n\ncommands:\n";
   for (const auto& c : cppnn::tool::commands())
-    os << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary
+       << "\n";
   os << "\n  cppnn <command> --help   help for one command\n"
      << "  cppnn --version          print the version\n";
 }

@@ -1,0 +1,55 @@
+# cppnn: `make demo` runs the main job, `make test` the whole suite. Both install what is missing
+# (Debian packages, see scripts/install-deps.sh), configure, build and run.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+BUILD_TYPE ?= RelWithDebInfo
+JOBS       ?= $(shell nproc)
+CMAKE_GEN  := -G Ninja
+
+.PHONY: all deps build build-asan test test-main test-asan demo format format-check install clean help
+
+all: build
+
+help:
+	@echo "make demo        build and run the demo (records an MLP through the WebNN builder API)"
+	@echo "make test        unit tests, op validation tests and the WPT validation corpus,"
+	@echo "                 in a normal and an ASan+UBSan build"
+	@echo "make format      clang-format the sources"
+	@echo "make install     install headers, library, CMake package and pkg-config file (PREFIX=...)"
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+$(ASAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DCPPNN_SANITIZE=ON \
+	  -DCPPNN_REPORT_SUFFIX=-asan
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-main: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+test: test-main test-asan
+
+demo: build
+	$(BUILD)/bin/cppnn-demo
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) reports

@@ -1,0 +1,173 @@
+// Pieces shared by the WPT runners of `cppnn wpt` (the corpus format is described in
+// shared/wpt/README.md): corpus resolution, the known-failure list, case results and their
+// accounting, the JSON report, and the conversion of recorded JSON arguments for the builder.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cppnn/data_type.h"
+#include "cppnn/dynamic_call.h"
+
+namespace cppnn::tool::wpt {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// A problem with the runner's own input (corpus file, expectations file, report path), as opposed
+// to a failing case.
+class RunnerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---- cases --------------------------------------------------------------------------------------
+
+enum class CaseStatus { kPassed, kFailed, kSkipped, kKnownFailure };
+// "passed", "failed", "skipped", "known-failure".
+std::string_view status_name(CaseStatus s);
+
+struct CaseResult {
+  std::string id;  // "<file> :: <name>" plus " :: <variant>"
+  std::string file;
+  std::string name;
+  std::optional<std::string> variant;
+  CaseStatus status = CaseStatus::kPassed;
+  std::string message;  // why it failed or was skipped (or a note for a pass)
+  double time_ms = 0;
+};
+
+std::string case_id(std::string_view file, std::string_view name,
+                    const std::optional<std::string>& variant);
+
+// Passed, failed (unexpected failures plus stale known-failure entries), skipped, known failures.
+struct Totals {
+  size_t passed = 0;
+  size_t failed = 0;
+  size_t skipped = 0;
+  size_t known = 0;
+};
+Totals count(std::span<const CaseResult> cases);
+
+// Milliseconds since `start`.
+double elapsed_ms(std::chrono::steady_clock::time_point start);
+
+// ---- corpus -------------------------------------------------------------------------------------
+
+// Where a suite's corpus lives: --corpus if given, else $CPPNN_WPT_DIR/<suite>, else
+// ../shared/wpt/<suite> from the current directory, else from the source tree. `dir` is empty
+// when none exists; `reason` then says what was tried.
+struct Corpus {
+  fs::path dir;
+  std::string reason;
+};
+Corpus resolve_corpus(std::string_view suite, const std::optional<std::string>& corpus_arg);
+
+// The corpus files of a directory (*.json except index.json), sorted by name.
+std::vector<fs::path> corpus_files(const fs::path& dir);
+
+// Parses a JSON file; RunnerError when it cannot be read or parsed.
+Json load_json(const fs::path& file);
+
+// ---- known failures -----------------------------------------------------------------------------
+
+// The expected-failures file: one `<case id>  # <reason>` per line; blank lines and lines
+// starting with '#' are comments.
+struct Expectations {
+  fs::path file;                               // empty: no file
+  std::map<std::string, std::string> reasons;  // case id -> reason
+};
+
+// tests/wpt/<suite>-expected-failures.txt from the current directory, else the source tree's.
+fs::path default_expectations_file(std::string_view suite);
+// Reads an expectations file; RunnerError for an unreadable file or a line without a reason.
+Expectations load_expectations(const fs::path& file);
+
+// Turns listed failures into known failures and listed passes into failures (stale entries);
+// returns the listed ids that no case of `cases` has.
+std::vector<std::string> apply_expectations(std::vector<CaseResult>& cases,
+                                            const Expectations& expectations);
+
+// ---- output -------------------------------------------------------------------------------------
+
+// One line per file, each unexpected failure with its message (all failures when `verbose`),
+// the known-failure line and the closing line.
+void print_summary(std::ostream& os, std::string_view suite, const std::vector<CaseResult>& cases,
+                   const Expectations& expectations, bool verbose);
+// "wpt-<suite>: N passed, N failed, N skipped".
+std::string closing_line(std::string_view suite, const Totals& totals);
+
+// Writes the JSON report atomically (a temporary file renamed over `path`), creating the parent
+// directory. `skip_reason` non-empty: the whole suite was skipped. RunnerError on failure.
+void write_report(const fs::path& path, std::string_view suite, const fs::path& corpus,
+                  const std::vector<CaseResult>& cases, double time_ms,
+                  std::string_view skip_reason = {});
+
+// ---- recorded arguments -------------------------------------------------------------------------
+
+// A JSON number as an MLNumber (integers exactly; beyond 64 bits they arrive as doubles).
+MLNumber number_from_json(const Json& j);
+
+// The number a JSON string stands for where a number is expected ("NaN", "Infinity",
+// "-Infinity"), or nullopt.
+std::optional<double> non_finite_number(std::string_view s);
+
+// A recorded argument as a DynValue. `resolve(object)` may replace an object (an operand
+// reference) by returning a value; other objects, arrays and scalars convert member-wise.
+template <class Resolve>
+DynValue to_dyn(const Json& j, Resolve&& resolve) {
+  switch (j.type()) {
+    case Json::value_t::null:
+    case Json::value_t::discarded:
+      return DynValue();
+    case Json::value_t::boolean:
+      return DynValue(j.get<bool>());
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return DynValue(number_from_json(j));
+    case Json::value_t::string:
+      return DynValue(j.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      DynValue::Array a;
+      a.reserve(j.size());
+      for (const Json& e : j) a.push_back(to_dyn(e, resolve));
+      return DynValue(std::move(a));
+    }
+    case Json::value_t::object: {
+      if (std::optional<DynValue> r = resolve(j)) return std::move(*r);
+      DynValue::Object o;
+      o.reserve(j.size());
+      for (auto it = j.begin(); it != j.end(); ++it) o.emplace_back(it.key(), to_dyn(*it, resolve));
+      return DynValue(std::move(o));
+    }
+    case Json::value_t::binary:
+      break;
+  }
+  throw RunnerError("unsupported JSON value in a recorded argument");
+}
+
+// The bytes of a recorded buffer argument ({"arrayBuffer": n} or {"typedArray": name, "length",
+// "byteLength", "values"?}) for a constant of `type`. Runs the spec's view type check (§3.2): an
+// ArrayBuffer or a Uint8Array fits any type, otherwise the view must match the type (Float16Array
+// or Uint16Array for float16); a mismatch throws cppnn::TypeError. The contents are `values`
+// when recorded, zeros otherwise.
+std::vector<std::byte> buffer_from_json(const Json& buffer, MLOperandDataType type);
+
+// ---- suites (one file each) --------------------------------------------------------------------
+
+// Replays the validation traces of one corpus file (wpt_validation.cpp), leaving out the cases
+// whose id does not contain `filter`. A file that cannot be loaded gives one failed case.
+std::vector<CaseResult> run_validation_file(const fs::path& file, std::string_view filter);
+
+}  // namespace cppnn::tool::wpt
