@@ -11,6 +11,7 @@
 #include "cppnn/graph.h"
 #include "cppnn/graph_builder.h"
 #include "cppnn/graph_model.h"
+#include "cppnn/int4.h"
 #include "cppnn/number.h"
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
