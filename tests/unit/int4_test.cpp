@@ -1,8 +1,9 @@
 // Packed int4/uint4 storage: two values per byte, low nibble first.
+#include "cppnn/int4.h"
+
 #include <gtest/gtest.h>
 
 #include "cppnn/errors.h"
-#include "cppnn/int4.h"
 
 namespace cppnn {
 namespace {
