@@ -1,10 +1,13 @@
-// Records a small multilayer perceptron through the WebNN builder API and prints its validated
-// structure: every operation with its output descriptors.
+// Records a small multilayer perceptron through the WebNN builder API, prints its validated
+// structure (every operation with its output descriptors), then runs it on the default backend
+// through MLTensor and dispatch and prints the outputs.
 #include <cppnn/webnn.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <span>
 #include <vector>
 
 using namespace cppnn;
@@ -66,5 +69,31 @@ int main() {
   std::printf("\nparameters: %llu (%llu bytes), content hash %016llx\n",
               static_cast<unsigned long long>(params), static_cast<unsigned long long>(params * 4),
               static_cast<unsigned long long>(g.content_hash()));
+
+  // Run it: one input tensor, one output tensor, written and read through the context.
+  std::vector<float> image(784);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<float>((i * 31) % 255) / 255.0f;
+  MLTensor in = context.createTensor(MLTensorDescriptor::of(graph.inputs().at("x"), false, true));
+  MLTensor out =
+      context.createTensor(MLTensorDescriptor::of(graph.outputs().at("probs"), true, false));
+  context.writeTensor(in, std::as_bytes(std::span(image)));
+  context.dispatch(graph, {{"x", in}}, {{"probs", out}});
+  std::vector<float> result = context.readTensor<float>(out);
+  std::cout << "\nprobs on " << context.backend() << ":";
+  float sum = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < result.size(); ++i) {
+    std::printf(" %.4f", result[i]);
+    sum += result[i];
+    if (result[i] > result[best]) best = i;
+  }
+  std::printf("\nsum %.6f, argmax %zu\n", sum, best);
+
+  constexpr int kRuns = 200;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kRuns; ++i) context.dispatch(graph, {{"x", in}}, {{"probs", out}});
+  double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  std::printf("dispatch: %.1f us per run (mean of %d)\n", us / kRuns, kRuns);
   return 0;
 }

@@ -1,18 +1,28 @@
 // MLContext (webnn-spec.md §1, §4): created from the spec's hints plus cppnn's backend choice.
 #pragma once
 
+#include <cstddef>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "cppnn/enums.h"
 #include "cppnn/support_limits.h"
+#include "cppnn/tensor.h"
 
 namespace cppnn {
 
 namespace detail {
 struct ContextState;
 }
+class MLGraph;
+
+// MLNamedTensors: graph input or output names bound to tensors.
+using MLNamedTensors = std::map<std::string, MLTensor>;
 
 // MLContextOptions, plus `backend` (cppnn extension: a backend name; empty = choose from the
 // hints and the CPPNN_BACKEND environment variable).
@@ -36,9 +46,39 @@ class MLContext {
   // MLContext.accelerated.
   bool accelerated() const;
   // The chosen backend's name (cppnn extension).
-  const std::string& backend() const;
+  std::string backend() const;
   // MLContext.opSupportLimits().
   MLOpSupportLimits opSupportLimits() const;
+  // createTensor(descriptor): a zero-filled tensor. InvalidStateError if the context is lost;
+  // TypeError for invalid dimensions (erratum §6.8).
+  MLTensor createTensor(const MLTensorDescriptor& descriptor);
+  // createConstantTensor(descriptor, bytes): a constant tensor holding a copy of `bytes`, usable
+  // by MLGraphBuilder::constant(tensor). TypeError when the bytes do not match the descriptor.
+  MLTensor createConstantTensor(const MLOperandDescriptor& descriptor,
+                                std::span<const std::byte> bytes);
+  // writeTensor(tensor, bytes): copies `bytes` at call time. TypeError for a tensor of another
+  // context, destroyed or not writable, or a byte length that does not match.
+  void writeTensor(const MLTensor& tensor, std::span<const std::byte> bytes);
+  // readTensor(tensor, out): copies the tensor into `out` after all earlier work. TypeError for a
+  // tensor of another context, destroyed or not readable, or a size mismatch; InvalidStateError
+  // when the context is lost.
+  void readTensor(const MLTensor& tensor, std::span<std::byte> out);
+  // readTensor(tensor): the tensor's bytes.
+  std::vector<std::byte> readTensor(const MLTensor& tensor);
+  // readTensor<T>(tensor): the tensor's elements as T (sizeof(T) must be the element size).
+  template <class T>
+  std::vector<T> readTensor(const MLTensor& tensor) {
+    std::vector<std::byte> b = readTensor(tensor);
+    std::vector<T> out(b.size() / sizeof(T));
+    std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
+    return out;
+  }
+  // dispatch(graph, inputs, outputs): validates the bindings (§4) and runs the graph. TypeError
+  // for a graph or tensor of another context, a destroyed tensor, a tensor bound twice, or
+  // bindings that do not match the graph's inputs and outputs exactly; InvalidStateError for a
+  // destroyed graph or a lost context.
+  void dispatch(const MLGraph& graph, const MLNamedTensors& inputs, const MLNamedTensors& outputs);
+
   // MLContext.destroy(): loses the context (no-op when lost already).
   void destroy();
   // True once the context is lost (the spec's `lost` promise is settled).

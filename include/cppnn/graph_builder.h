@@ -17,10 +17,9 @@
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
 #include "cppnn/options.h"
+#include "cppnn/tensor.h"
 
 namespace cppnn {
-
-class MLTensor;
 
 // MLNamedOperands.
 using MLNamedOperands = std::map<std::string, MLOperand>;
@@ -41,6 +40,9 @@ class MLGraphBuilder {
   MLOperand constant(const MLOperandDescriptor& descriptor, std::span<const std::byte> buffer);
   // constant(dataType, value): a scalar cast from `value` by the spec's cast algorithm (§3.6).
   MLOperand constant(MLOperandDataType dataType, MLNumber value);
+  // constant(tensor): a constant operand holding a constant tensor's data (no copy). TypeError
+  // for a tensor of another context, a destroyed tensor or one not made by createConstantTensor.
+  MLOperand constant(const MLTensor& tensor);
   // constant(descriptor, bytes kept alive by `keep_alive`), without a copy (cppnn extension for
   // mapped weight files).
   MLOperand constant_view(const MLOperandDescriptor& descriptor,

@@ -165,6 +165,27 @@ MLOperand MLGraphBuilder::constant_view(const MLOperandDescriptor& descriptor,
   return add_constant(state_, descriptor, ConstantData::view(std::move(keep_alive), bytes));
 }
 
+MLOperand MLGraphBuilder::constant(const MLTensor& tensor) {
+  // §1: the TypeError checks come before the "can build" check for this form.
+  if (tensor.is_null()) throw TypeError("constant: the tensor is null");
+  const detail::TensorState& t = *tensor.state();
+  if (t.context != state_->context.get())
+    throw TypeError("constant: the tensor belongs to another context");
+  if (t.destroyed.load()) throw TypeError("constant: the tensor is destroyed");
+  if (!t.constant) throw TypeError("constant: the tensor was not made by createConstantTensor");
+  if (!state_->can_build()) throw InvalidStateError("constant: the builder can no longer build");
+  // The graph keeps the tensor's bytes alive, so destroying the tensor later does not affect it.
+  // Take them on the timeline: MLTensor::destroy releases them there, maybe on another thread.
+  std::shared_ptr<std::byte> data;
+  {
+    std::lock_guard<std::mutex> timeline(state_->context->timeline);
+    data = t.data;
+  }
+  if (!data) throw TypeError("constant: the tensor is destroyed");
+  const std::span<const std::byte> bytes(data.get(), t.size);
+  return add_constant(state_, t.descriptor, ConstantData::view(std::move(data), bytes));
+}
+
 MLOperand MLGraphBuilder::constant(MLOperandDataType dataType, MLNumber value) {
   if (!state_->can_build()) throw InvalidStateError("constant: the builder can no longer build");
   MLOperandDescriptor d{dataType, {}};
@@ -262,10 +283,24 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
     if (!gs->inputs.emplace(info.name, info.descriptor).second)
       throw TypeError("build: the input name \"" + info.name + "\" is used by two inputs");
   }
-  st.built = true;  // §3.8: set before compiling
-  for (const auto& [name, id] : gs->graph->outputs)
+  for (OperandId id : gs->graph->inputs) gs->input_names.push_back(gs->graph->operand(id).name);
+  for (const auto& [name, id] : gs->graph->outputs) {
     gs->outputs.emplace(name, gs->graph->descriptor(id));
-  if (st.context->is_lost()) throw InvalidStateError("build: the context was lost while building");
+    gs->output_names.push_back(name);
+  }
+  st.built = true;  // §3.8: set before compiling
+  detail::ContextState& ctx = *st.context;
+  {
+    // Convert and compile on the context's timeline.
+    std::lock_guard<std::mutex> timeline(ctx.timeline);
+    if (ctx.is_lost()) throw InvalidStateError("build: the context was lost while building");
+    gs->compiled = ctx.backend->compile(gs->graph);
+  }
+  // Register the graph so that losing the context destroys it (§4); a loss that came first wins.
+  std::lock_guard<std::mutex> lock(ctx.mu);
+  if (ctx.lost) throw InvalidStateError("build: the context was lost while building");
+  std::erase_if(ctx.graphs, [](const auto& w) { return w.expired(); });
+  ctx.graphs.push_back(gs);
   return MLGraph(std::move(gs));
 }
 

@@ -1,38 +1,206 @@
-// MLContext: creation from hints, loss, and opSupportLimits (webnn-spec.md §1, §4).
+// MLContext: creation from hints, tensors, the timeline, dispatch and loss (webnn-spec.md §1, §4).
 #include "cppnn/context.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <new>
+#include <set>
 
 #include "cppnn/errors.h"
+#include "cppnn/graph.h"
 #include "src/api/states.h"
 #include "src/backends/selection.h"
+#include "src/ops/shape_utils.h"
 
 namespace cppnn {
+namespace detail {
+
+std::shared_ptr<std::byte> allocate_tensor_bytes(size_t size) {
+  const size_t n = (std::max<size_t>(size, 1) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, n);
+  if (!p) throw UnknownError("createTensor: cannot allocate " + std::to_string(size) + " bytes");
+  std::memset(p, 0, n);
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+}
+
+}  // namespace detail
+
+namespace {
+
+// Registers a new tensor with its context and returns its handle. InvalidStateError when the
+// context was lost since the caller's check (the loss aborts the creation, §4).
+MLTensor make_tensor(const std::shared_ptr<detail::ContextState>& ctx, const MLOperandDescriptor& d,
+                     bool readable, bool writable, bool constant, const char* method) {
+  auto t = std::make_shared<detail::TensorState>();
+  t->context = ctx.get();
+  t->context_ref = ctx;
+  t->descriptor = d;
+  t->readable = readable;
+  t->writable = writable;
+  t->constant = constant;
+  t->size = byte_length(d);
+  t->data = detail::allocate_tensor_bytes(t->size);
+  std::lock_guard<std::mutex> lock(ctx->mu);
+  if (ctx->lost) throw InvalidStateError(std::string(method) + ": the context is lost");
+  std::erase_if(ctx->tensors, [](const auto& w) { return w.expired(); });
+  ctx->tensors.push_back(t);
+  return MLTensor(std::move(t));
+}
+
+// The common checks of writeTensor/readTensor: same context, not destroyed.
+const detail::TensorState& usable_tensor(const detail::ContextState& ctx, const MLTensor& tensor,
+                                         const char* method) {
+  if (tensor.is_null()) throw TypeError(std::string(method) + ": the tensor is null");
+  const detail::TensorState& t = *tensor.state();
+  if (t.context != &ctx)
+    throw TypeError(std::string(method) + ": the tensor belongs to another context");
+  if (t.destroyed.load()) throw TypeError(std::string(method) + ": the tensor is destroyed");
+  return t;
+}
+
+// Checks one side (inputs or outputs) of a dispatch against the graph's descriptors and collects
+// the tensors' data pointers in graph order.
+template <class Ptr>
+void bind(const detail::ContextState& ctx, const std::vector<std::string>& names,
+          const std::map<std::string, MLOperandDescriptor>& descs, const MLNamedTensors& tensors,
+          const char* side, std::vector<Ptr>& out, std::set<const detail::TensorState*>& seen) {
+  if (tensors.size() != names.size())
+    throw TypeError("dispatch: the graph has " + std::to_string(names.size()) + " " + side + ", " +
+                    std::to_string(tensors.size()) + " were bound");
+  out.clear();
+  for (const std::string& name : names) {
+    auto it = tensors.find(name);
+    if (it == tensors.end())
+      throw TypeError("dispatch: " + std::string(side) + " \"" + name + "\" is not bound");
+    const MLTensor& tensor = it->second;
+    if (tensor.is_null()) throw TypeError("dispatch: the tensor bound to \"" + name + "\" is null");
+    const detail::TensorState& t = *tensor.state();
+    if (t.context != &ctx)
+      throw TypeError("dispatch: the tensor bound to \"" + name + "\" belongs to another context");
+    if (t.destroyed.load())
+      throw TypeError("dispatch: the tensor bound to \"" + name + "\" is destroyed");
+    if (t.constant)
+      throw TypeError("dispatch: the tensor bound to \"" + name + "\" is a constant tensor");
+    if (!seen.insert(&t).second)
+      throw TypeError("dispatch: the tensor bound to \"" + name + "\" is bound more than once");
+    const MLOperandDescriptor& want = descs.at(name);
+    if (t.descriptor != want)
+      throw TypeError("dispatch: " + std::string(side) + " \"" + name + "\" expects " +
+                      to_string(want) + ", the bound tensor is " + to_string(t.descriptor));
+    out.push_back(t.data.get());
+  }
+}
+
+}  // namespace
 
 MLContext MLContext::create(const MLContextOptions& options) {
   auto state = std::make_shared<detail::ContextState>();
   state->options = options;
-  BackendChoice choice = select_backend(options);
-  state->backend = choice.name;
-  state->accelerated = choice.accelerated;
+  state->backend = select_backend(options);
+  state->accelerated = false;  // every compiled-in backend runs on the CPU
   return MLContext(std::move(state));
 }
 
 bool MLContext::accelerated() const {
   return state_->accelerated;
 }
-const std::string& MLContext::backend() const {
-  return state_->backend;
+std::string MLContext::backend() const {
+  return std::string(state_->backend->name());
+}
+MLOpSupportLimits MLContext::opSupportLimits() const {
+  return state_->backend->support_limits();
 }
 
-MLOpSupportLimits MLContext::opSupportLimits() const {
-  return backend_support_limits(state_->backend);
+MLTensor MLContext::createTensor(const MLTensorDescriptor& descriptor) {
+  if (is_lost()) throw InvalidStateError("createTensor: the context is lost");
+  MLOperandDescriptor d = descriptor.descriptor();
+  if (auto s = check_dimensions(d, "tensor"); !s)
+    throw TypeError("createTensor: " + s.error().message);
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  return make_tensor(state_, d, descriptor.readable, descriptor.writable, false, "createTensor");
+}
+
+MLTensor MLContext::createConstantTensor(const MLOperandDescriptor& descriptor,
+                                         std::span<const std::byte> bytes) {
+  if (is_lost()) throw InvalidStateError("createConstantTensor: the context is lost");
+  if (auto s = check_dimensions(descriptor, "tensor"); !s)
+    throw TypeError("createConstantTensor: " + s.error().message);
+  if (bytes.size() != byte_length(descriptor))
+    throw TypeError("createConstantTensor: the buffer has " + std::to_string(bytes.size()) +
+                    " bytes but " + to_string(descriptor) + " needs " +
+                    std::to_string(byte_length(descriptor)));
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  MLTensor t = make_tensor(state_, descriptor, false, false, true, "createConstantTensor");
+  std::memcpy(t.state()->data.get(), bytes.data(), bytes.size());
+  return t;
+}
+
+void MLContext::writeTensor(const MLTensor& tensor, std::span<const std::byte> bytes) {
+  const detail::TensorState& t = usable_tensor(*state_, tensor, "writeTensor");
+  if (!t.writable) throw TypeError("writeTensor: the tensor is not writable");
+  if (bytes.size() != t.size)
+    throw TypeError("writeTensor: the buffer has " + std::to_string(bytes.size()) +
+                    " bytes, the tensor " + std::to_string(t.size));
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  if (t.destroyed.load()) throw TypeError("writeTensor: the tensor is destroyed");
+  std::memcpy(t.data.get(), bytes.data(), bytes.size());
+}
+
+void MLContext::readTensor(const MLTensor& tensor, std::span<std::byte> out) {
+  const detail::TensorState& t = usable_tensor(*state_, tensor, "readTensor");
+  if (!t.readable) throw TypeError("readTensor: the tensor is not readable");
+  if (out.size() != t.size)
+    throw TypeError("readTensor: the buffer has " + std::to_string(out.size()) +
+                    " bytes, the tensor " + std::to_string(t.size));
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  if (is_lost()) throw InvalidStateError("readTensor: the context is lost");
+  if (t.destroyed.load()) throw InvalidStateError("readTensor: the tensor was destroyed");
+  std::memcpy(out.data(), t.data.get(), t.size);
+}
+
+std::vector<std::byte> MLContext::readTensor(const MLTensor& tensor) {
+  const detail::TensorState& t = usable_tensor(*state_, tensor, "readTensor");
+  std::vector<std::byte> out(t.size);
+  readTensor(tensor, out);
+  return out;
+}
+
+void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
+                         const MLNamedTensors& outputs) {
+  const detail::GraphState& g = *graph.state();
+  if (g.context != state_) throw TypeError("dispatch: the graph belongs to another context");
+  if (g.destroyed.load()) throw InvalidStateError("dispatch: the graph is destroyed");
+  if (is_lost()) throw InvalidStateError("dispatch: the context is lost");
+  // Validate and bind under the timeline so no tensor is released between the two.
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  std::set<const detail::TensorState*> seen;
+  std::vector<const std::byte*> in;
+  std::vector<std::byte*> out;
+  bind(*state_, g.input_names, g.inputs, inputs, "inputs", in, seen);
+  bind(*state_, g.output_names, g.outputs, outputs, "outputs", out, seen);
+  g.compiled->execute(in, out);
 }
 
 void MLContext::destroy() {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  if (state_->lost) return;
-  state_->lost = MLContextLostInfo{"the context was destroyed"};
+  std::vector<std::shared_ptr<detail::TensorState>> tensors;
+  std::vector<std::shared_ptr<detail::GraphState>> graphs;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->lost) return;
+    state_->lost = MLContextLostInfo{"the context was destroyed"};
+    for (auto& w : state_->tensors)
+      if (auto t = w.lock()) tensors.push_back(std::move(t));
+    for (auto& w : state_->graphs)
+      if (auto g = w.lock()) graphs.push_back(std::move(g));
+  }
+  // §4 context lost steps: destroy every graph and every tensor of the context.
+  std::lock_guard<std::mutex> timeline(state_->timeline);
+  for (auto& g : graphs) g->destroyed.store(true);
+  for (auto& t : tensors) {
+    t->destroyed.store(true);
+    t->data.reset();
+  }
 }
 
 bool MLContext::is_lost() const {

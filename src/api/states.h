@@ -1,4 +1,5 @@
-// The shared state behind the API handles (MLContext, MLGraphBuilder/MLOperand, MLGraph).
+// The shared state behind the API handles (MLContext, MLGraphBuilder/MLOperand, MLGraph,
+// MLTensor).
 #pragma once
 
 #include <atomic>
@@ -6,22 +7,31 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "cppnn/context.h"
 #include "cppnn/graph_model.h"
+#include "src/backends/backend.h"
 
 namespace cppnn::detail {
 
-// One context: its options, chosen backend and lost state (§4).
+struct TensorState;
+struct GraphState;
+
+// One context: its backend, its timeline and its lost state (§4). Every timeline step (tensor
+// creation, write, dispatch, read, build's compile) runs under `timeline`, in call order.
 struct ContextState {
   MLContextOptions options;
-  std::string backend;
+  std::unique_ptr<Backend> backend;
   bool accelerated = false;
 
-  mutable std::mutex mu;
-  std::optional<MLContextLostInfo> lost;  // set once, under mu
+  std::mutex timeline;  // serialises the timeline steps of this context
+
+  mutable std::mutex mu;  // guards lost and the registries below
+  std::optional<MLContextLostInfo> lost;
+  std::vector<std::weak_ptr<TensorState>> tensors;
+  std::vector<std::weak_ptr<GraphState>> graphs;
 
   bool is_lost() const {
     std::lock_guard<std::mutex> lock(mu);
@@ -43,13 +53,33 @@ struct BuilderState {
   }
 };
 
-// One built graph: the pruned model and its named input/output descriptors.
+// One built graph: the pruned model, its named inputs and outputs in Graph::inputs/outputs order,
+// and the backend's compiled form.
 struct GraphState {
   std::shared_ptr<ContextState> context;
   std::shared_ptr<const Graph> graph;
   std::map<std::string, MLOperandDescriptor> inputs;
   std::map<std::string, MLOperandDescriptor> outputs;
+  std::vector<std::string> input_names;   // graph->inputs order
+  std::vector<std::string> output_names;  // graph->outputs order
+  std::unique_ptr<CompiledGraph> compiled;
   std::atomic<bool> destroyed{false};
 };
+
+// One tensor: descriptor, usage, and its bytes (64-byte aligned, zero-filled at creation).
+struct TensorState {
+  ContextState* context = nullptr;  // identity only; the context outlives use through handles
+  std::weak_ptr<ContextState> context_ref;
+  MLOperandDescriptor descriptor;
+  bool readable = false;
+  bool writable = false;
+  bool constant = false;
+  std::atomic<bool> destroyed{false};
+  std::shared_ptr<std::byte> data;  // byte_length bytes; shared so constants can view it
+  size_t size = 0;
+};
+
+// Allocates `size` zeroed bytes aligned to 64 (at least 1 byte, so data is never null).
+std::shared_ptr<std::byte> allocate_tensor_bytes(size_t size);
 
 }  // namespace cppnn::detail

@@ -1,39 +1,50 @@
 #include "src/backends/selection.h"
 
 #include <cstdlib>
+#include <functional>
 
 #include "cppnn/errors.h"
-#include "src/graph/support_limits_table.h"
+#include "src/backends/reference/reference_backend.h"
 
 namespace cppnn {
+namespace {
 
-// No execution backend is compiled in yet: contexts can record and build graphs ("none"), which
-// is what the validation layer needs. Execution backends register here.
-std::vector<std::string> compiled_backends() {
-  return {};
+struct BackendEntry {
+  const char* name;
+  std::function<std::unique_ptr<Backend>()> make;
+};
+
+// Every compiled-in backend, in order of preference (the first is the default).
+const std::vector<BackendEntry>& registry() {
+  static const std::vector<BackendEntry> kBackends = {
+      {"reference", [] { return make_reference_backend(); }},
+  };
+  return kBackends;
 }
 
-BackendChoice select_backend(const MLContextOptions& options) {
+}  // namespace
+
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.emplace_back(e.name);
+  return names;
+}
+
+std::unique_ptr<Backend> select_backend(const MLContextOptions& options) {
   std::string requested = options.backend;
   if (requested.empty()) {
     if (const char* env = std::getenv("CPPNN_BACKEND")) requested = env;
   }
-  auto available = compiled_backends();
-  if (requested.empty()) {
-    if (available.empty()) return {"none", false};
-    return {available.front(), false};
-  }
-  for (const auto& name : available)
-    if (name == requested) return {name, false};
+  // The hints (powerPreference, accelerated) only rank backends; every backend here is a CPU
+  // backend, so the first one fits any hint.
+  if (requested.empty()) return registry().front().make();
   std::string list;
-  for (const auto& name : available) list += (list.empty() ? "" : ", ") + name;
-  throw NotSupportedError(
-      "createContext: backend \"" + requested +
-      "\" is not compiled in (available: " + (list.empty() ? std::string("none") : list) + ")");
-}
-
-MLOpSupportLimits backend_support_limits(const std::string&) {
-  return spec_support_limits();
+  for (const auto& e : registry()) {
+    if (requested == e.name) return e.make();
+    list += (list.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw NotSupportedError("createContext: backend \"" + requested +
+                          "\" is not compiled in (available: " + list + ")");
 }
 
 }  // namespace cppnn

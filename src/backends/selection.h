@@ -2,27 +2,20 @@
 // backend name or the CPPNN_BACKEND environment variable) into a backend.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cppnn/context.h"
-#include "cppnn/support_limits.h"
+#include "src/backends/backend.h"
 
 namespace cppnn {
 
-// The outcome of selection.
-struct BackendChoice {
-  std::string name;
-  bool accelerated = false;
-};
-
-// Names of the backends compiled into this build.
+// Names of the backends compiled into this build, in order of preference.
 std::vector<std::string> compiled_backends();
-// Chooses a backend; throws NotSupportedError naming the compiled-in backends when an explicitly
-// requested one is missing.
-BackendChoice select_backend(const MLContextOptions& options);
-// The support limits of a backend: the op table's allowed types and ranks, narrowed to what the
-// backend implements.
-MLOpSupportLimits backend_support_limits(const std::string& backend);
+// Makes the backend for `options`: the explicitly named one (options.backend, else the
+// CPPNN_BACKEND environment variable), else the first compiled-in backend. Throws
+// NotSupportedError naming the compiled-in backends when the requested one is missing.
+std::unique_ptr<Backend> select_backend(const MLContextOptions& options);
 
 }  // namespace cppnn

@@ -1,8 +1,7 @@
 // Activations (webnn-spec.md §2 rows 5, 46, 51, 55, 56, 59, 60, 68, 79, 85, 87-89, 91): each
 // output copies the input descriptor, except prelu (broadcast of input and slope). The checks are
 // the data type limits, finite `double` options, clamp's bounds and softmax's axis.
-#include <limits>
-
+#include "src/ops/activations_params.h"
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
 #include "src/ops/shape_utils.h"
@@ -30,10 +29,7 @@ OutputDescs copy_input(const InferInput& in) {
 const OpLimits limits_clamp = activation_limits(kAny, kFloat);
 Result<OutputDescs> infer_clamp(const InferInput& in, const AttrsOf<OpType::kClamp>& attrs) {
   // Absent or NaN bounds mean -Inf/+Inf; both are cast to the input type before comparing.
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const auto& o = attrs.options;
-  MLNumber lo = o.minValue && !o.minValue->is_nan() ? *o.minValue : MLNumber(-kInf);
-  MLNumber hi = o.maxValue && !o.maxValue->is_nan() ? *o.maxValue : MLNumber(kInf);
+  const auto [lo, hi] = clamp_bounds(attrs.options);
   if (MLNumber::compare_as(in[0].dataType, lo, hi) > 0)
     return type_error("minValue ", lo.as_double(), " is greater than maxValue ", hi.as_double());
   return copy_input(in);

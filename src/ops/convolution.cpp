@@ -2,6 +2,7 @@
 // a 4-D filter in any of their layouts, with an optional [outputChannels] bias. The checks are the
 // option list lengths, zero strides/dilations/groups, channel agreement between input, filter and
 // bias, and the output sizes, computed in wide arithmetic.
+#include "src/ops/convolution_params.h"
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
 #include "src/ops/shape_utils.h"
@@ -16,60 +17,18 @@ const OpLimits kConvLimits{
     {{"input", kFloat, kFloat, 4, 4}, {"filter", 0, 0, 4, 4, 0}, {"bias", 0, 0, 1, 1, 0, true}},
     {{"output", kFloat, kFloat, 4, 4}}};
 
-// A 4-D input's dims by name for `layout`.
-struct InputDims {
-  uint32_t batches, channels, height, width;
-};
-InputDims input_dims(const Dims& s, MLInputOperandLayout layout) {
-  if (layout == MLInputOperandLayout::kNchw) return {s[0], s[1], s[2], s[3]};
-  return {s[0], s[3], s[1], s[2]};
-}
+// The 4-D output shape for `layout`.
 Dims output_shape(MLInputOperandLayout layout, uint32_t batches, uint32_t channels, uint32_t height,
                   uint32_t width) {
   if (layout == MLInputOperandLayout::kNchw) return {batches, channels, height, width};
   return {batches, height, width, channels};
 }
 
-// A 4-D filter's dims by name. For convTranspose2d out_channels is per group (Cout / groups).
-struct FilterDims {
-  uint32_t in_channels, out_channels, height, width;
-};
-FilterDims conv2d_filter_dims(const Dims& s, MLConv2dFilterOperandLayout layout) {
-  switch (layout) {
-    case MLConv2dFilterOperandLayout::kOihw:
-      return {s[1], s[0], s[2], s[3]};
-    case MLConv2dFilterOperandLayout::kHwio:
-      return {s[2], s[3], s[0], s[1]};
-    case MLConv2dFilterOperandLayout::kOhwi:
-      return {s[3], s[0], s[1], s[2]};
-    case MLConv2dFilterOperandLayout::kIhwo:
-      break;
-  }
-  return {s[0], s[3], s[1], s[2]};
-}
-FilterDims conv_transpose2d_filter_dims(const Dims& s,
-                                        MLConvTranspose2dFilterOperandLayout layout) {
-  switch (layout) {
-    case MLConvTranspose2dFilterOperandLayout::kIohw:
-      return {s[0], s[1], s[2], s[3]};
-    case MLConvTranspose2dFilterOperandLayout::kHwoi:
-      return {s[3], s[2], s[0], s[1]};
-    case MLConvTranspose2dFilterOperandLayout::kOhwi:
-      break;
-  }
-  return {s[3], s[0], s[1], s[2]};
-}
-
-// padding, strides and dilations with their defaults applied.
-struct WindowOptions {
-  Dims padding, strides, dilations;
-};
 // Applies the defaults and checks the lengths (4, 2, 2) and that no stride or dilation is 0.
 Result<WindowOptions> window_options(const OptionalList<uint32_t>& padding,
                                      const OptionalList<uint32_t>& strides,
                                      const OptionalList<uint32_t>& dilations) {
-  WindowOptions w{padding.value_or({0, 0, 0, 0}), strides.value_or({1, 1}),
-                  dilations.value_or({1, 1})};
+  WindowOptions w = window_defaults(padding, strides, dilations);
   CPPNN_RETURN_IF_ERROR(check_length(w.padding.size(), 4, "padding"));
   CPPNN_RETURN_IF_ERROR(check_length(w.strides.size(), 2, "strides"));
   CPPNN_RETURN_IF_ERROR(check_all_positive(w.strides, "strides"));
@@ -116,7 +75,7 @@ Result<OutputDescs> infer_conv2d(const InferInput& in, const AttrsOf<OpType::kCo
   if (!w) return w.error();
   if (o.groups == 0) return type_error("groups must be greater than 0");
   InputDims x = input_dims(in[0].shape, o.inputLayout);
-  FilterDims f = conv2d_filter_dims(in[1].shape, o.filterLayout);
+  FilterDims f = filter_dims(in[1].shape, conv2d_filter_axes(o.filterLayout));
   if (x.channels % o.groups != 0)
     return type_error("input channels ", x.channels, " are not divisible by groups ", o.groups);
   if (x.channels / o.groups != f.in_channels)
@@ -157,7 +116,7 @@ Result<OutputDescs> infer_convTranspose2d(const InferInput& in,
   }
   if (o.groups == 0) return type_error("groups must be greater than 0");
   InputDims x = input_dims(in[0].shape, o.inputLayout);
-  FilterDims f = conv_transpose2d_filter_dims(in[1].shape, o.filterLayout);
+  FilterDims f = filter_dims(in[1].shape, conv_transpose2d_filter_axes(o.filterLayout));
   if (x.channels != f.in_channels)
     return type_error("filter input channels ", f.in_channels, " must equal input channels ",
                       x.channels);

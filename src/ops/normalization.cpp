@@ -1,9 +1,8 @@
 // Normalizations (webnn-spec.md §2 rows 3, 57 and 58): batchNormalization, instanceNormalization
 // and layerNormalization. The output copies the input descriptor; the parameter operands (mean,
 // variance, scale, bias) must match the normalized dimensions of the input.
-#include <numeric>
-
 #include "src/ops/infer.h"
+#include "src/ops/normalization_params.h"
 #include "src/ops/op_limits.h"
 #include "src/ops/shape_utils.h"
 
@@ -75,9 +74,7 @@ Result<OutputDescs> infer_layerNormalization(const InferInput& in,
   const MLOperandDescriptor& input = in[0];
   const auto& options = attrs.options;
   const size_t rank = input.shape.size();
-  std::vector<uint32_t> axes(rank > 1 ? rank - 1 : 0);
-  std::iota(axes.begin(), axes.end(), 1u);
-  if (options.axes) axes = *options.axes;
+  const std::vector<uint32_t> axes = layer_normalization_axes(options, rank);
   CPPNN_RETURN_IF_ERROR(validate_axes(axes, rank, "axes"));
   CPPNN_RETURN_IF_ERROR(check_finite(options.epsilon, "epsilon"));
   Dims expected;

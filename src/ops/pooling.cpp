@@ -6,6 +6,7 @@
 // need not be smaller than strides.
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
+#include "src/ops/pooling_params.h"
 #include "src/ops/shape_utils.h"
 
 namespace cppnn {
@@ -41,18 +42,16 @@ RoundedSizes pool_output_size(uint32_t in, uint32_t window, uint32_t pad_begin, 
 Result<OutputDescs> infer_pool(const InferInput& in, const MLPool2dOptions& o) {
   const Dims& s = in[0].shape;
   bool nchw = o.layout == MLInputOperandLayout::kNchw;
-  uint32_t height = nchw ? s[2] : s[1];
-  uint32_t width = nchw ? s[3] : s[2];
-  Dims window = o.windowDimensions.value_or({height, width});
+  const PoolWindow pw = pool_window(s, o);
+  const uint32_t height = pw.height, width = pw.width;
+  const Dims &window = pw.window, &padding = pw.padding, &strides = pw.strides,
+             &dilations = pw.dilations;
   CPPNN_RETURN_IF_ERROR(check_length(window.size(), 2, "windowDimensions"));
   CPPNN_RETURN_IF_ERROR(check_all_positive(window, "windowDimensions"));
-  Dims padding = o.padding.value_or({0, 0, 0, 0});
   CPPNN_RETURN_IF_ERROR(check_length(padding.size(), 4, "padding"));
-  Dims strides = o.strides.value_or({1, 1});
   CPPNN_RETURN_IF_ERROR(check_length(strides.size(), 2, "strides"));
   CPPNN_RETURN_IF_ERROR(check_all_positive(strides, "strides"));
   if (o.outputSizes) CPPNN_RETURN_IF_ERROR(check_length(o.outputSizes->size(), 2, "outputSizes"));
-  Dims dilations = o.dilations.value_or({1, 1});
   CPPNN_RETURN_IF_ERROR(check_length(dilations.size(), 2, "dilations"));
   CPPNN_RETURN_IF_ERROR(check_all_positive(dilations, "dilations"));
 

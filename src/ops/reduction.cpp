@@ -2,10 +2,10 @@
 // or scan an input along validated axes.
 #include <cstdint>
 #include <limits>
-#include <numeric>
 
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
+#include "src/ops/reduction_params.h"
 #include "src/ops/shape_utils.h"
 
 namespace cppnn {
@@ -24,9 +24,7 @@ OpLimits reduce_limits(DataTypeMask allowed, DataTypeMask required) {
 // The output of a reduction: absent axes reduce every dimension, [] reduces none.
 Result<OutputDescs> reduce(const InferInput& in, const MLReduceOptions& options) {
   const MLOperandDescriptor& input = in[0];
-  std::vector<uint32_t> axes(input.shape.size());
-  std::iota(axes.begin(), axes.end(), 0u);
-  if (options.axes) axes = *options.axes;
+  const std::vector<uint32_t> axes = reduction_axes(options, input.shape.size());
   CPPNN_RETURN_IF_ERROR(validate_axes(axes, input.shape.size(), "axes"));
   return OutputDescs{{input.dataType, reduce_shape(input.shape, axes, options.keepDimensions)}};
 }

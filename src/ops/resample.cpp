@@ -6,6 +6,7 @@
 
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
+#include "src/ops/resample_params.h"
 #include "src/ops/shape_utils.h"
 
 namespace cppnn {
@@ -40,7 +41,7 @@ Result<OutputDescs> infer_resample2d(const InferInput& in,
     CPPNN_RETURN_IF_ERROR(check_length(o.sizes->size(), 2, "sizes"));
     CPPNN_RETURN_IF_ERROR(check_all_positive(*o.sizes, "sizes"));
   }
-  Dims axes = o.axes.value_or({2, 3});
+  Dims axes = resample_axes(o);
   CPPNN_RETURN_IF_ERROR(check_length(axes.size(), 2, "axes"));
   CPPNN_RETURN_IF_ERROR(validate_axes(axes, in[0].shape.size(), "axes"));
 

@@ -1,46 +1,61 @@
-// cppnn wpt: runs a WPT WebNN corpus suite (validation) against the library and checks the result
-// against the list of known failures. Exit codes: 0 all cases passed (or are known failures),
-// 1 an unexpected failure or a stale known-failure entry (or bad usage), 2 an internal error,
-// 77 skipped (no corpus).
+// cppnn wpt: runs a WPT WebNN corpus suite (validation, conformance) against the library and checks
+// the result against the list of known failures. Exit codes: 0 all cases passed (or are known
+// failures), 1 an unexpected failure or a stale known-failure entry (or bad usage), 2 an internal
+// error, 77 skipped (no corpus).
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cppnn/errors.h"
+#include "cppnn/webnn.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/wpt_common.h"
 
 namespace cppnn::tool {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr int kSkipped = 77;
 
 void print_help(std::ostream& os) {
-  os << "usage: cppnn wpt [--suite validation] [--corpus DIR] [--report PATH]\n"
-        "                 [--expectations FILE] [--filter TEXT] [--verbose]\n\n"
+  os << "usage: cppnn wpt [--suite validation|conformance] [--backend NAME]\n"
+        "                 [--corpus DIR|FILE...] [--report PATH] [--expectations FILE]\n"
+        "                 [--filter TEXT] [--verbose]\n\n"
         "Runs a WPT WebNN corpus (shared/wpt/README.md) through the cppnn builder API.\n\n"
-        "  --suite NAME          the suite to run; `validation` replays the validation traces\n"
+        "  --suite NAME          `validation` replays the validation traces through the builder;\n"
+        "                        `conformance` builds each conformance case, dispatches it on a\n"
+        "                        backend and compares the outputs under WPT's tolerances\n"
         "                        (default: validation)\n"
-        "  --corpus DIR          the corpus directory (default: $CPPNN_WPT_DIR/<suite>, else\n"
-        "                        ../shared/wpt/<suite> from the current directory or the source "
-        "tree)\n"
-        "  --report PATH         write a JSON report (passed, failed, skipped counts, one entry "
-        "per\n"
-        "                        case)\n"
+        "  --backend NAME        conformance: the backend (default: $CPPNN_BACKEND, else the\n"
+        "                        first compiled-in backend)\n"
+        "  --corpus DIR|FILE...  corpus directories (their *.json but index.json) or files, in "
+        "any\n"
+        "                        number (default: $CPPNN_WPT_DIR/<suite>, else\n"
+        "                        ../shared/wpt/<suite> from the current directory or the source\n"
+        "                        tree; where none exists the run reports itself skipped)\n"
+        "  --report PATH         write a JSON report (passed, failed, skipped and known-failure\n"
+        "                        counts, one entry per case; conformance entries add the metric,\n"
+        "                        tolerance and max_error: largest ULP distance or absolute error)\n"
         "  --expectations FILE   known failures, one `<case id>  # <reason>` per line (default:\n"
-        "                        tests/wpt/<suite>-expected-failures.txt)\n"
+        "                        tests/wpt/validation-expected-failures.txt, or\n"
+        "                        tests/wpt/conformance-<backend>-expected-failures.txt)\n"
         "  --filter TEXT         run only the cases whose id contains TEXT\n"
         "  --verbose             also print known failures and skipped cases\n\n"
         "A case id is `<file> :: <test name>` (plus ` :: <variant>`). A failure that is not "
         "listed\n"
         "fails the run, and so does a listed case that passes. The last line reads\n"
-        "`wpt-<suite>: N passed, N failed, N skipped`.\n"
+        "`wpt-validation: N passed, N failed, N skipped` or\n"
+        "`wpt-conformance-<backend>: N passed, N failed, N skipped`.\n"
         "Exit status: 0 success, 1 failures, 2 internal error, 77 skipped (no corpus).\n";
 }
 
 struct Args {
   std::string suite = "validation";
-  std::optional<std::string> corpus, report, expectations;
+  std::vector<std::string> corpus;
+  std::optional<std::string> backend, report, expectations;
   std::string filter;
   bool verbose = false;
 };
@@ -65,7 +80,7 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
       has_value = true;
     }
     const bool known = key == "--suite" || key == "--corpus" || key == "--report" ||
-                       key == "--expectations" || key == "--filter";
+                       key == "--expectations" || key == "--filter" || key == "--backend";
     if (!known) {
       std::cerr << "cppnn wpt: unknown argument \"" << arg << "\" (see cppnn wpt --help)\n";
       return 1;
@@ -78,53 +93,117 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
       value = argv[++i];
     }
     if (key == "--suite") a.suite = value;
-    if (key == "--corpus") a.corpus = value;
     if (key == "--report") a.report = value;
     if (key == "--expectations") a.expectations = value;
     if (key == "--filter") a.filter = value;
+    if (key == "--backend") a.backend = value;
+    if (key == "--corpus") {
+      a.corpus.push_back(value);
+      // --corpus takes every following argument up to the next option.
+      while (!has_value && i + 1 < argv.size() && argv[i + 1].rfind("-", 0) != 0)
+        a.corpus.push_back(argv[++i]);
+    }
   }
-  if (a.suite != "validation") {
-    std::cerr << "cppnn wpt: unknown suite \"" << a.suite << "\" (available: validation)\n";
+  if (a.suite != "validation" && a.suite != "conformance") {
+    std::cerr << "cppnn wpt: unknown suite \"" << a.suite
+              << "\" (available: validation, conformance)\n";
+    return 1;
+  }
+  if (a.backend && a.suite != "conformance") {
+    std::cerr << "cppnn wpt: --backend applies to --suite conformance only\n";
     return 1;
   }
   return std::nullopt;
 }
 
+// The corpus files named by --corpus (directories expand to their corpus files); RunnerError for
+// a path that does not exist.
+std::vector<fs::path> corpus_args(const std::vector<std::string>& args) {
+  std::vector<fs::path> files;
+  for (const std::string& arg : args) {
+    if (fs::is_directory(arg)) {
+      for (const fs::path& f : wpt::corpus_files(arg)) files.push_back(f);
+    } else if (fs::is_regular_file(arg)) {
+      files.push_back(arg);
+    } else {
+      throw wpt::RunnerError("the corpus " + arg + " does not exist");
+    }
+  }
+  return files;
+}
+
+// The report's corpus: the --corpus arguments as absolute paths, space-separated.
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items)
+    s += (s.empty() ? "" : " ") + fs::absolute(i).lexically_normal().string();
+  return s;
+}
+
 int run(const Args& a) {
   using namespace wpt;
   const auto start = std::chrono::steady_clock::now();
-  const Corpus corpus = resolve_corpus(a.suite, a.corpus);
-  if (corpus.dir.empty() && a.corpus) {
-    std::cerr << "cppnn wpt: " << corpus.reason << "\n";
-    return 1;
+  const bool conformance = a.suite == "conformance";
+  std::optional<MLContext> context;
+  std::string label = a.suite;  // "validation", "conformance-<backend>"
+  ReportHeader header{a.suite, "", ""};
+  if (conformance) {
+    std::string backend = a.backend.value_or("");
+    if (backend.empty()) {
+      if (const char* env = std::getenv("CPPNN_BACKEND")) backend = env;
+    }
+    try {
+      context = MLContext::create({.backend = backend});
+    } catch (const Error& e) {
+      std::cerr << "cppnn wpt: " << e.what() << "\n";
+      return 1;
+    }
+    header.backend = context->backend();
+    label += "-" + header.backend;
   }
-  if (corpus.dir.empty()) {
-    std::cout << "wpt-" << a.suite << ": skipped: " << corpus.reason << "\n"
-              << closing_line(a.suite, {}) << "\n";
-    if (a.report) write_report(*a.report, a.suite, {}, {}, elapsed_ms(start), corpus.reason);
-    return kSkipped;
+
+  std::vector<fs::path> files;
+  if (!a.corpus.empty()) {
+    try {
+      files = corpus_args(a.corpus);
+    } catch (const RunnerError& e) {
+      std::cerr << "cppnn wpt: " << e.what() << "\n";
+      return 1;
+    }
+    header.corpus = join(a.corpus);
+  } else {
+    const Corpus corpus = resolve_corpus(a.suite, std::nullopt);
+    if (corpus.dir.empty()) {
+      std::cout << "wpt-" << label << ": skipped: " << corpus.reason << "\n"
+                << closing_line(label, {}) << "\n";
+      if (a.report) write_report(*a.report, header, {}, elapsed_ms(start), corpus.reason);
+      return kSkipped;
+    }
+    files = corpus_files(corpus.dir);
+    header.corpus = corpus.dir.string();
   }
 
   Expectations expectations;
   const fs::path expectations_file =
-      a.expectations ? fs::path(*a.expectations) : default_expectations_file(a.suite);
+      a.expectations ? fs::path(*a.expectations) : default_expectations_file(label);
   if (a.expectations || fs::exists(expectations_file))
     expectations = load_expectations(expectations_file);
 
   std::vector<CaseResult> cases;
-  for (const fs::path& file : corpus_files(corpus.dir)) {
-    std::vector<CaseResult> r = run_validation_file(file, a.filter);
+  for (const fs::path& file : files) {
+    std::vector<CaseResult> r = conformance ? run_conformance_file(file, a.filter, *context)
+                                            : run_validation_file(file, a.filter);
     cases.insert(cases.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
   const std::vector<std::string> unmatched = apply_expectations(cases, expectations);
-  print_summary(std::cout, a.suite, cases, expectations, a.verbose);
-  if (!unmatched.empty() && a.filter.empty()) {
+  print_summary(std::cout, label, cases, expectations, a.verbose);
+  if (!unmatched.empty() && a.filter.empty() && a.corpus.empty()) {
     std::cout << "note: " << unmatched.size() << " entries of " << expectations.file.string()
               << " name no case of this corpus:\n";
     for (const std::string& id : unmatched) std::cout << "  " << id << "\n";
   }
   const double time_ms = elapsed_ms(start);
-  if (a.report) write_report(*a.report, a.suite, corpus.dir, cases, time_ms);
+  if (a.report) write_report(*a.report, header, cases, time_ms);
   return count(cases).failed == 0 ? 0 : 1;
 }
 

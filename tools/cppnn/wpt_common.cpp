@@ -100,14 +100,26 @@ std::vector<fs::path> corpus_files(const fs::path& dir) {
   return files;
 }
 
-Json load_json(const fs::path& file) {
+namespace {
+
+template <class J>
+J parse_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw RunnerError("cannot read " + file.string());
   try {
-    return Json::parse(in);
-  } catch (const Json::exception& e) {
+    return J::parse(in);
+  } catch (const typename J::exception& e) {
     throw RunnerError(file.string() + ": " + e.what());
   }
+}
+
+}  // namespace
+
+Json load_json(const fs::path& file) {
+  return parse_file<Json>(file);
+}
+OrderedJson load_ordered_json(const fs::path& file) {
+  return parse_file<OrderedJson>(file);
 }
 
 // ---- known failures -----------------------------------------------------------------------------
@@ -207,13 +219,14 @@ void print_summary(std::ostream& os, std::string_view suite, const std::vector<C
   os << "\n" << closing_line(suite, t) << "\n";
 }
 
-void write_report(const fs::path& path, std::string_view suite, const fs::path& corpus,
+void write_report(const fs::path& path, const ReportHeader& header,
                   const std::vector<CaseResult>& cases, double time_ms,
                   std::string_view skip_reason) {
   const Totals t = count(cases);
   Json report = Json::object();
-  report["suite"] = suite;
-  report["corpus"] = corpus.string();
+  report["suite"] = header.suite;
+  if (!header.backend.empty()) report["backend"] = header.backend;
+  report["corpus"] = header.corpus;
   report["passed"] = t.passed;
   report["failed"] = t.failed;
   report["skipped"] = t.skipped;
@@ -228,8 +241,9 @@ void write_report(const fs::path& path, std::string_view suite, const fs::path& 
     e["name"] = c.name;
     e["variant"] = c.variant ? Json(*c.variant) : Json(nullptr);
     e["status"] = status_name(c.status);
-    e["message"] = c.message;
+    for (auto it = c.fields.begin(); it != c.fields.end(); ++it) e[it.key()] = *it;
     e["time_ms"] = c.time_ms;
+    e["message"] = c.message;
     list.push_back(std::move(e));
   }
   report["cases"] = std::move(list);
@@ -253,20 +267,6 @@ void write_report(const fs::path& path, std::string_view suite, const fs::path& 
 }
 
 // ---- recorded arguments -------------------------------------------------------------------------
-
-MLNumber number_from_json(const Json& j) {
-  switch (j.type()) {
-    case Json::value_t::number_integer:
-      return MLNumber(j.get<int64_t>());
-    case Json::value_t::number_unsigned:
-      return MLNumber(j.get<uint64_t>());
-    case Json::value_t::number_float:
-      return MLNumber(j.get<double>());
-    default:
-      break;
-  }
-  throw RunnerError("expected a JSON number, got " + j.dump());
-}
 
 std::optional<double> non_finite_number(std::string_view s) {
   if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();

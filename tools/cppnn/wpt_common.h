@@ -22,6 +22,8 @@
 namespace cppnn::tool::wpt {
 
 using Json = nlohmann::json;
+// JSON keeping the members of objects in file order (where the order carries meaning).
+using OrderedJson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 // A problem with the runner's own input (corpus file, expectations file, report path), as opposed
@@ -45,6 +47,7 @@ struct CaseResult {
   CaseStatus status = CaseStatus::kPassed;
   std::string message;  // why it failed or was skipped (or a note for a pass)
   double time_ms = 0;
+  Json fields = Json::object();  // suite-specific members of the report entry (metric, ...)
 };
 
 std::string case_id(std::string_view file, std::string_view name,
@@ -78,6 +81,7 @@ std::vector<fs::path> corpus_files(const fs::path& dir);
 
 // Parses a JSON file; RunnerError when it cannot be read or parsed.
 Json load_json(const fs::path& file);
+OrderedJson load_ordered_json(const fs::path& file);
 
 // ---- known failures -----------------------------------------------------------------------------
 
@@ -107,16 +111,35 @@ void print_summary(std::ostream& os, std::string_view suite, const std::vector<C
 // "wpt-<suite>: N passed, N failed, N skipped".
 std::string closing_line(std::string_view suite, const Totals& totals);
 
+// The top of a report: suite, backend (omitted when empty) and corpus.
+struct ReportHeader {
+  std::string suite;
+  std::string backend;
+  std::string corpus;
+};
 // Writes the JSON report atomically (a temporary file renamed over `path`), creating the parent
 // directory. `skip_reason` non-empty: the whole suite was skipped. RunnerError on failure.
-void write_report(const fs::path& path, std::string_view suite, const fs::path& corpus,
+void write_report(const fs::path& path, const ReportHeader& header,
                   const std::vector<CaseResult>& cases, double time_ms,
                   std::string_view skip_reason = {});
 
 // ---- recorded arguments -------------------------------------------------------------------------
 
 // A JSON number as an MLNumber (integers exactly; beyond 64 bits they arrive as doubles).
-MLNumber number_from_json(const Json& j);
+template <class J>
+MLNumber number_from_json(const J& j) {
+  switch (j.type()) {
+    case J::value_t::number_integer:
+      return MLNumber(j.template get<int64_t>());
+    case J::value_t::number_unsigned:
+      return MLNumber(j.template get<uint64_t>());
+    case J::value_t::number_float:
+      return MLNumber(j.template get<double>());
+    default:
+      break;
+  }
+  throw RunnerError("expected a JSON number, got " + j.dump());
+}
 
 // The number a JSON string stands for where a number is expected ("NaN", "Infinity",
 // "-Infinity"), or nullopt.
@@ -124,34 +147,35 @@ std::optional<double> non_finite_number(std::string_view s);
 
 // A recorded argument as a DynValue. `resolve(object)` may replace an object (an operand
 // reference) by returning a value; other objects, arrays and scalars convert member-wise.
-template <class Resolve>
-DynValue to_dyn(const Json& j, Resolve&& resolve) {
+template <class J, class Resolve>
+DynValue to_dyn(const J& j, Resolve&& resolve) {
+  using V = typename J::value_t;
   switch (j.type()) {
-    case Json::value_t::null:
-    case Json::value_t::discarded:
+    case V::null:
+    case V::discarded:
       return DynValue();
-    case Json::value_t::boolean:
-      return DynValue(j.get<bool>());
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
+    case V::boolean:
+      return DynValue(j.template get<bool>());
+    case V::number_integer:
+    case V::number_unsigned:
+    case V::number_float:
       return DynValue(number_from_json(j));
-    case Json::value_t::string:
-      return DynValue(j.get_ref<const std::string&>());
-    case Json::value_t::array: {
+    case V::string:
+      return DynValue(j.template get_ref<const std::string&>());
+    case V::array: {
       DynValue::Array a;
       a.reserve(j.size());
-      for (const Json& e : j) a.push_back(to_dyn(e, resolve));
+      for (const J& e : j) a.push_back(to_dyn(e, resolve));
       return DynValue(std::move(a));
     }
-    case Json::value_t::object: {
+    case V::object: {
       if (std::optional<DynValue> r = resolve(j)) return std::move(*r);
       DynValue::Object o;
       o.reserve(j.size());
       for (auto it = j.begin(); it != j.end(); ++it) o.emplace_back(it.key(), to_dyn(*it, resolve));
       return DynValue(std::move(o));
     }
-    case Json::value_t::binary:
+    case V::binary:
       break;
   }
   throw RunnerError("unsupported JSON value in a recorded argument");
@@ -169,5 +193,11 @@ std::vector<std::byte> buffer_from_json(const Json& buffer, MLOperandDataType ty
 // Replays the validation traces of one corpus file (wpt_validation.cpp), leaving out the cases
 // whose id does not contain `filter`. A file that cannot be loaded gives one failed case.
 std::vector<CaseResult> run_validation_file(const fs::path& file, std::string_view filter);
+
+// Runs the conformance cases of one corpus file (wpt_conformance.cpp) on `context`'s backend,
+// leaving out the cases whose id does not contain `filter`. A file that cannot be loaded gives
+// one failed case.
+std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_view filter,
+                                             MLContext& context);
 
 }  // namespace cppnn::tool::wpt

@@ -1,0 +1,114 @@
+// The reference backend: compiles a graph into a list of kernels over a slot table and an arena
+// of intermediate buffers; dispatch binds the tensors' pointers into the slots and runs.
+#include "src/backends/reference/reference_backend.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cppnn/errors.h"
+#include "src/backends/reference/kernel.h"
+#include "src/graph/support_limits_table.h"
+
+namespace cppnn {
+namespace ref {
+
+Kernel compile_kernel(const KernelContext& kc, const Operation& op) {
+  switch (op.type) {
+#define CPPNN_OP(E, m, S, O) \
+  case OpType::k##E:         \
+    return compile_##m(kc, op, attrs_of<OpType::k##E>(op.attrs));
+#include "cppnn/ops.def"
+#undef CPPNN_OP
+  }
+  throw OperationError("reference backend: unknown operation");
+}
+
+namespace {
+
+// A compiled graph: kernels in topological order and the slot of every operand.
+class Plan final : public CompiledGraph {
+ public:
+  explicit Plan(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
+    const Graph& g = *graph_;
+    slots_.assign(g.operands.size(), nullptr);
+    // Constants point into their (immutable) bytes.
+    for (size_t i = 0; i < g.operands.size(); ++i) {
+      const OperandInfo& info = g.operands[i];
+      if (info.kind == OperandKind::kConstant)
+        slots_[i] = const_cast<std::byte*>(g.constants[info.producer].data());
+    }
+    // Graph outputs are written straight into the bound tensors; an operand named by several
+    // outputs is written into the first and copied to the others.
+    std::vector<bool> is_output(g.operands.size(), false);
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      OperandId id = g.outputs[i].second;
+      if (is_output[id.value]) {
+        for (size_t j = 0; j < i; ++j)
+          if (g.outputs[j].second == id) copies_.push_back({j, i, byte_length(g.descriptor(id))});
+        continue;
+      }
+      is_output[id.value] = true;
+    }
+    // Intermediates get 64-byte aligned arena buffers.
+    std::vector<size_t> offsets(g.operands.size(), 0);
+    size_t arena = 0;
+    for (size_t i = 0; i < g.operands.size(); ++i) {
+      if (g.operands[i].kind != OperandKind::kOutput || is_output[i]) continue;
+      offsets[i] = arena;
+      arena += (std::max<size_t>(byte_length(g.operands[i].descriptor), 1) + 63) / 64 * 64;
+    }
+    arena_.reset(static_cast<std::byte*>(std::aligned_alloc(64, std::max<size_t>(arena, 64))));
+    if (!arena_)
+      throw OperationError("reference backend: cannot allocate the intermediate buffers");
+    for (size_t i = 0; i < g.operands.size(); ++i)
+      if (g.operands[i].kind == OperandKind::kOutput && !is_output[i])
+        slots_[i] = arena_.get() + offsets[i];
+    KernelContext kc{g};
+    for (const Operation& op : g.operations) kernels_.push_back(compile_kernel(kc, op));
+  }
+
+  void execute(std::span<const std::byte* const> inputs,
+               std::span<std::byte* const> outputs) override {
+    const Graph& g = *graph_;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      slots_[g.inputs[i].value] = const_cast<std::byte*>(inputs[i]);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      bool duplicate = false;
+      for (const Copy& c : copies_) duplicate = duplicate || c.to == i;
+      if (!duplicate) slots_[g.outputs[i].second.value] = outputs[i];
+    }
+    for (const Kernel& k : kernels_) k(slots_);
+    for (const Copy& c : copies_) std::memcpy(outputs[c.to], outputs[c.from], c.bytes);
+  }
+
+ private:
+  struct Copy {
+    size_t from, to, bytes;
+  };
+  struct FreeDeleter {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  std::shared_ptr<const Graph> graph_;
+  std::vector<std::byte*> slots_;
+  std::unique_ptr<std::byte, FreeDeleter> arena_;
+  std::vector<Kernel> kernels_;
+  std::vector<Copy> copies_;
+};
+
+class ReferenceBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "reference"; }
+  MLOpSupportLimits support_limits() const override { return spec_support_limits(); }
+  std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
+    return std::make_unique<Plan>(std::move(graph));
+  }
+};
+
+}  // namespace
+}  // namespace ref
+
+std::unique_ptr<Backend> make_reference_backend() {
+  return std::make_unique<ref::ReferenceBackend>();
+}
+
+}  // namespace cppnn
