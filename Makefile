@@ -6,6 +6,10 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  := -G Ninja
 
+# Let ccache share results between checkouts in different folders (CI clones afresh).
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 .PHONY: all deps build build-asan test test-main test-asan demo format format-check install clean help
 
 all: build
