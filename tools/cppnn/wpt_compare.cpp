@@ -33,24 +33,7 @@ uint64_t wrap64(double x) {
 }
 
 size_t element_bits(MLOperandDataType type) {
-  switch (type) {
-    case MLOperandDataType::kFloat32:
-    case MLOperandDataType::kInt32:
-    case MLOperandDataType::kUint32:
-      return 32;
-    case MLOperandDataType::kFloat16:
-      return 16;
-    case MLOperandDataType::kInt64:
-    case MLOperandDataType::kUint64:
-      return 64;
-    case MLOperandDataType::kInt8:
-    case MLOperandDataType::kUint8:
-      return 8;
-    case MLOperandDataType::kInt4:
-    case MLOperandDataType::kUint4:
-      return 4;
-  }
-  return 8;
+  return data_type_bits(type);
 }
 
 // a - b for |a - b| as a double, exact where it fits (integers of either signedness).
