@@ -15,6 +15,8 @@ namespace cppnn {
 namespace {
 
 using testing::as;
+using testing::half_bits;
+using testing::ref_context;
 using testing::run_graph;
 using testing::to_bytes;
 
@@ -25,16 +27,6 @@ constexpr auto kU32 = MLOperandDataType::kUint32;
 constexpr auto kI64 = MLOperandDataType::kInt64;
 constexpr auto kI8 = MLOperandDataType::kInt8;
 constexpr auto kU8 = MLOperandDataType::kUint8;
-
-MLContext ref_context() {
-  return MLContext::create({.backend = "reference"});
-}
-
-std::vector<uint16_t> half_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> out;
-  for (float f : v) out.push_back(float_to_half_bits(f));
-  return out;
-}
 
 TEST(RefGather, Float32Axis0ClampsThenWrapsIndices) {
   MLContext c = ref_context();

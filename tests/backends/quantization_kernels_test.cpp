@@ -15,6 +15,8 @@ namespace cppnn {
 namespace {
 
 using testing::as;
+using testing::half_bits;
+using testing::ref_context;
 using testing::run_graph;
 using testing::to_bytes;
 
@@ -26,16 +28,6 @@ constexpr auto kI8 = MLOperandDataType::kInt8;
 constexpr auto kU8 = MLOperandDataType::kUint8;
 constexpr auto kI4 = MLOperandDataType::kInt4;
 constexpr auto kU4 = MLOperandDataType::kUint4;
-
-MLContext ref_context() {
-  return MLContext::create({.backend = "reference"});
-}
-
-std::vector<uint16_t> half_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> out;
-  for (float f : v) out.push_back(float_to_half_bits(f));
-  return out;
-}
 
 std::vector<std::byte> bytes_of(const std::vector<uint8_t>& v) {
   return to_bytes(v);

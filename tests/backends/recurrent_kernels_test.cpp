@@ -17,22 +17,14 @@ namespace cppnn {
 namespace {
 
 using testing::as;
+using testing::half_bits;
+using testing::ref_context;
 using testing::run_graph;
 using testing::to_bytes;
 
 constexpr auto kF32 = MLOperandDataType::kFloat32;
 constexpr auto kF16 = MLOperandDataType::kFloat16;
 constexpr auto kRelu = MLRecurrentNetworkActivation::kRelu;
-
-MLContext ref_context() {
-  return MLContext::create({.backend = "reference"});
-}
-
-std::vector<uint16_t> half_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> out;
-  for (float f : v) out.push_back(float_to_half_bits(f));
-  return out;
-}
 
 // WPT's float32 ULP distance: sign-magnitude bit patterns, so -0 and +0 are 0 apart.
 int64_t ulp_distance(float a, float b) {

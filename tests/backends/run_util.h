@@ -39,6 +39,18 @@ inline std::map<std::string, std::vector<std::byte>> run_graph(
   return result;
 }
 
+// A context on the reference backend.
+inline MLContext ref_context() {
+  return MLContext::create({.backend = "reference"});
+}
+
+// Float16 bits of each value (round to nearest even).
+inline std::vector<uint16_t> half_bits(const std::vector<float>& v) {
+  std::vector<uint16_t> out;
+  for (float f : v) out.push_back(float_to_half_bits(f));
+  return out;
+}
+
 // Reinterprets bytes as elements of T.
 template <class T>
 std::vector<T> as(const std::vector<std::byte>& b) {

@@ -22,12 +22,6 @@ using Dims = std::vector<uint32_t>;
 inline constexpr auto kF32 = MLOperandDataType::kFloat32;
 inline constexpr auto kF16 = MLOperandDataType::kFloat16;
 
-// Raw float16 bits of each value (rounded to nearest even).
-inline std::vector<uint16_t> half_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> b;
-  for (float f : v) b.push_back(float_to_half_bits(f));
-  return b;
-}
 // The values of raw float16 bits.
 inline std::vector<float> half_values(const std::vector<uint16_t>& b) {
   std::vector<float> v;
