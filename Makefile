@@ -10,7 +10,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build build-asan test test-main test-asan demo format format-check install clean help
+.PHONY: all deps build build-asan test test-main test-asan test-fuzz bench fuzz demo format format-check install clean help
 
 all: build
 
@@ -19,10 +19,13 @@ help:
 	@echo "make test        unit tests, op validation tests and the WPT validation corpus,"
 	@echo "                 in a normal and an ASan+UBSan build"
 	@echo "make format      clang-format the sources"
+	@echo "make bench       build and run the benchmarks of bench/ (reports/bench-*.json)"
+	@echo "make fuzz        run every libFuzzer target FUZZ_SECONDS (default 300) in build-fuzz"
 	@echo "make install     install headers, library, CMake package and pkg-config file (PREFIX=...)"
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/fetch-ort.sh
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -42,15 +45,32 @@ test-main: build
 
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
-test: test-main test-asan
+# The bounded fuzz run: every libFuzzer target about 15 s from its seed corpus.
+test-fuzz: deps
+	scripts/fuzz.sh bounded
+
+test: test-main test-asan test-fuzz
+
+# Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
+# throughput, peak memory with large weights. Results under reports/bench-*.json.
+bench: deps
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done
 
 demo: build
 	$(BUILD)/bin/cppnn-demo
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+# libFuzzer targets (clang++, ASan+UBSan) in build-fuzz; scripts/fuzz.sh bounded is the short run.
+FUZZ_SECONDS ?= 300
+fuzz:
+	scripts/fuzz.sh long $(FUZZ_SECONDS)
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)

@@ -3,7 +3,8 @@
 # installed, and apt-get update runs at most once, only when something is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config)
+packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -29,7 +29,11 @@ using MLNamedTensors = std::map<std::string, MLTensor>;
 struct MLContextOptions {
   MLPowerPreference powerPreference = MLPowerPreference::kDefault;
   bool accelerated = true;
+  // cppnn extension: the backend by name ("reference", "ort"); empty: the CPPNN_BACKEND
+  // environment variable, else the first compiled-in backend.
   std::string backend;
+  // cppnn extension: intra-op threads of backends with a thread pool (0: the backend's default).
+  uint32_t numThreads = 0;
 };
 
 // MLContextLostInfo.

@@ -50,6 +50,9 @@ class MLGraphBuilder {
 
   // build(outputs): the graph of everything the outputs reach (§3.8).
   MLGraph build(const MLNamedOperands& outputs);
+  // The graph model build(outputs) would compile, without compiling it or ending the builder
+  // (cppnn extension for converters and tools); the same output checks as build().
+  Graph pruned_graph(const MLNamedOperands& outputs) const;
 
   // The 95 operations of ops.def, one method each, with the signature of their kind.
 #define CPPNN_DECL_Unary(m, O) MLOperand m(const MLOperand& input, const O& options = {});

@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cppnn/descriptor.h"
+#include "cppnn/number.h"
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
 
@@ -47,8 +49,18 @@ class ConstantData {
 struct OperandInfo {
   MLOperandDescriptor descriptor;
   OperandKind kind = OperandKind::kOutput;
-  std::string name;       // input name (inputs only)
+  // The input name (inputs); for constants and operation outputs the value's name in a graph
+  // file, empty when unnamed (cppnn extension: set by the file loaders, kept for printing).
+  std::string name;
   uint32_t producer = 0;  // operation index (kOutput) or constant index (kConstant)
+  // Inputs only (cppnn extension, format v2 `dyn("batch", 8)`): per dimension the name of a
+  // dynamic dimension, empty for a static one; the descriptor's shape holds its maximum. Empty
+  // when every dimension is static.
+  std::vector<std::string> dim_names;
+  // Constants loaded from a graph file (cppnn extension, so that printing writes the same
+  // declaration back): the `@weights("ref")` ref, or the `@scalar(n)` number.
+  std::string weight_ref;
+  std::optional<MLNumber> scalar_fill;
 };
 
 // One recorded operation. `inputs` holds the positional operands in order (every element of the

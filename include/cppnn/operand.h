@@ -32,6 +32,8 @@ class MLOperand {
   const MLOperandDescriptor& descriptor() const;
   OperandId id() const { return id_; }
   bool is_null() const { return !builder_; }
+  // The state of the builder that made this operand (identity checks).
+  const std::shared_ptr<detail::BuilderState>& builder_state() const { return builder_; }
   // True when both handles name the same operand of the same builder.
   friend bool operator==(const MLOperand& a, const MLOperand& b) {
     return a.builder_ == b.builder_ && a.id_ == b.id_;

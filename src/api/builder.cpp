@@ -255,27 +255,43 @@ std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOpe
   return result;
 }
 
-MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
-  detail::BuilderState& st = *state_;
-  if (!st.can_build()) throw InvalidStateError("build: the builder can no longer build");
-  if (outputs.empty()) throw TypeError("build: no outputs were given");
+namespace {
+
+// The pruned graph of what `outputs` reach (build()'s §3.8 output checks); `method` prefixes
+// the errors.
+Graph pruned_outputs_graph(const std::shared_ptr<detail::BuilderState>& state,
+                           const MLNamedOperands& outputs, const std::string& method) {
+  const detail::BuilderState& st = *state;
+  if (outputs.empty()) throw TypeError(method + ": no outputs were given");
   std::vector<std::pair<std::string, OperandId>> named;
   for (const auto& [name, operand] : outputs) {
-    if (name.empty()) throw TypeError("build: an output name is empty");
-    if (operand.is_null() || operand.builder_ != state_)
-      throw TypeError("build: output \"" + name + "\" belongs to another builder");
+    if (name.empty()) throw TypeError(method + ": an output name is empty");
+    if (operand.is_null() || operand.builder_state() != state)
+      throw TypeError(method + ": output \"" + name + "\" belongs to another builder");
     const OperandInfo& info = st.graph.operand(operand.id());
     if (info.kind != OperandKind::kOutput)
-      throw TypeError("build: output \"" + name + "\" is a graph " +
+      throw TypeError(method + ": output \"" + name + "\" is a graph " +
                       (info.kind == OperandKind::kInput ? "input" : "constant") +
                       "; outputs must be produced by an operation (use identity())");
     named.emplace_back(name, operand.id());
   }
   Graph recorded = st.graph;
   recorded.outputs = std::move(named);
+  return recorded.pruned();
+}
+
+}  // namespace
+
+Graph MLGraphBuilder::pruned_graph(const MLNamedOperands& outputs) const {
+  return pruned_outputs_graph(state_, outputs, "pruned_graph");
+}
+
+MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
+  detail::BuilderState& st = *state_;
+  if (!st.can_build()) throw InvalidStateError("build: the builder can no longer build");
   auto gs = std::make_shared<detail::GraphState>();
   gs->context = st.context;
-  gs->graph = std::make_shared<const Graph>(recorded.pruned());
+  gs->graph = std::make_shared<const Graph>(pruned_outputs_graph(state_, outputs, "build"));
   // Input names must be unique among the inputs the graph uses. As in Chromium, and as the WPT
   // validation traces expect, input() itself accepts a repeated name; build() rejects it.
   for (OperandId id : gs->graph->inputs) {
@@ -288,6 +304,18 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
     gs->outputs.emplace(name, gs->graph->descriptor(id));
     gs->output_names.push_back(name);
   }
+  auto sorted_order = [](const std::vector<std::string>& names) {
+    std::vector<uint32_t> order(names.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+    return order;
+  };
+  gs->input_order = sorted_order(gs->input_names);
+  gs->output_order = sorted_order(gs->output_names);
+  gs->bound_inputs.resize(gs->input_names.size());
+  gs->bound_outputs.resize(gs->output_names.size());
+  gs->bound_tensors.reserve(gs->input_names.size() + gs->output_names.size());
   st.built = true;  // §3.8: set before compiling
   detail::ContextState& ctx = *st.context;
   {

@@ -166,6 +166,35 @@ std::vector<std::byte> MLContext::readTensor(const MLTensor& tensor) {
   return out;
 }
 
+namespace {
+
+// dispatch's fast path: the bindings match the graph exactly (same names, usable tensors of this
+// context, matching descriptors, no tensor twice); fills `out` in graph order. Any mismatch
+// returns false and the caller reruns the checks that name the problem.
+template <class Ptr>
+bool bind_fast(const detail::ContextState& ctx, const std::vector<std::string>& names,
+               const std::vector<uint32_t>& order,
+               const std::map<std::string, MLOperandDescriptor>& descs,
+               const MLNamedTensors& tensors, std::vector<Ptr>& out,
+               std::vector<const detail::TensorState*>& seen) {
+  if (tensors.size() != names.size()) return false;
+  auto it = tensors.begin();
+  for (uint32_t index : order) {
+    const detail::TensorState* t = it->second.state().get();
+    if (it->first != names[index] || !t || t->context != &ctx || t->destroyed.load() || t->constant)
+      return false;
+    for (const detail::TensorState* s : seen)
+      if (s == t) return false;
+    seen.push_back(t);
+    if (t->descriptor != descs.find(it->first)->second) return false;
+    out[index] = t->data.get();
+    ++it;
+  }
+  return true;
+}
+
+}  // namespace
+
 void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
                          const MLNamedTensors& outputs) {
   const detail::GraphState& g = *graph.state();
@@ -174,6 +203,17 @@ void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
   if (is_lost()) throw InvalidStateError("dispatch: the context is lost");
   // Validate and bind under the timeline so no tensor is released between the two.
   std::lock_guard<std::mutex> timeline(state_->timeline);
+  detail::GraphState& gs = *graph.state();
+  gs.bound_tensors.clear();
+  const bool small = g.input_names.size() + g.output_names.size() <= 32;
+  if (small &&
+      bind_fast(*state_, g.input_names, g.input_order, g.inputs, inputs, gs.bound_inputs,
+                gs.bound_tensors) &&
+      bind_fast(*state_, g.output_names, g.output_order, g.outputs, outputs, gs.bound_outputs,
+                gs.bound_tensors)) {
+    g.compiled->execute(gs.bound_inputs, gs.bound_outputs);
+    return;
+  }
   std::set<const detail::TensorState*> seen;
   std::vector<const std::byte*> in;
   std::vector<std::byte*> out;

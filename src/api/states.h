@@ -62,7 +62,15 @@ struct GraphState {
   std::map<std::string, MLOperandDescriptor> outputs;
   std::vector<std::string> input_names;   // graph->inputs order
   std::vector<std::string> output_names;  // graph->outputs order
+  // dispatch's fast path: for each side, the graph positions in the order of the names sorted
+  // as MLNamedTensors sorts them, so the bindings are matched by one walk without lookups.
+  std::vector<uint32_t> input_order, output_order;
   std::unique_ptr<CompiledGraph> compiled;
+  // Scratch of dispatch (used under the context's timeline only): pointers in graph order and
+  // the tensors seen, kept between dispatches so that a dispatch allocates nothing.
+  std::vector<const std::byte*> bound_inputs;
+  std::vector<std::byte*> bound_outputs;
+  std::vector<const TensorState*> bound_tensors;
   std::atomic<bool> destroyed{false};
 };
 

@@ -94,6 +94,8 @@ uint64_t Graph::content_hash() const {
     h.add(static_cast<uint64_t>(o.descriptor.dataType));
     h.add(o.descriptor.shape);
     h.add(o.name);
+    h.add(uint64_t{o.dim_names.size()});
+    for (const auto& d : o.dim_names) h.add(d);
     if (o.kind == OperandKind::kConstant) h.add_bytes(constants[o.producer].bytes());
   }
   h.add(uint64_t{operations.size()});

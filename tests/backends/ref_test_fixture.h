@@ -25,7 +25,7 @@ inline float f16(uint16_t bits) {
 
 class RefGraphTest : public ::testing::Test {
  protected:
-  MLContext context = MLContext::create();
+  MLContext context = MLContext::create({.backend = "reference"});
   MLGraphBuilder builder{context};
 
   // A graph input of type `t` and `shape` fed with `data` (elements of the matching C++ type;

@@ -14,6 +14,6 @@ if command -v pkg-config >/dev/null; then
   export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
   # shellcheck disable=SC2046
   c++ "$here/consumer/main.cpp" -o "$tmp/consumer_pc" $(pkg-config --cflags --libs cppnn)
-  "$tmp/consumer_pc"
+  LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/consumer_pc"
 fi
 echo "install: find_package(cppnn) and pkg-config consumers built and ran"

@@ -5,6 +5,22 @@ namespace cppnn::tool {
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"wpt", "run a WPT WebNN corpus suite (validation) against the known failures", run_wpt},
+      {"validate", "check a .webnn or GraphJson graph (structure, manifest, --strict build)",
+       run_validate},
+      {"parse", "print a .webnn text graph as canonical GraphJson", run_parse},
+      {"serialize", "print a GraphJson graph as canonical .webnn text", run_serialize},
+      {"fmt", "print a .webnn or GraphJson graph in canonical form", run_fmt},
+      {"pack-weights", "build a WGWT weights file from <name>.bin files and a manifest",
+       run_pack_weights},
+      {"unpack-weights", "write <name>.bin for each manifest entry of a WGWT weights file",
+       run_unpack_weights},
+      {"create-manifest", "write a weights manifest for <name>.bin + <name>.meta.json files",
+       run_create_manifest},
+      {"extract-weights", "move a graph's inline constant bytes into a WGWT file + manifest",
+       run_extract_weights},
+      {"inline-weights", "replace a graph's @weights constants by their bytes", run_inline_weights},
+      {"convert", "write a .webnn or GraphJson graph as an ONNX model (+ external data)",
+       run_convert},
   };
   return kCommands;
 }

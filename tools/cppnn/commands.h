@@ -19,5 +19,15 @@ const std::vector<Command>& commands();
 
 // Subcommand entry points (one file each).
 int run_wpt(const std::vector<std::string>& args);
+int run_convert(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
+int run_parse(const std::vector<std::string>& args);
+int run_serialize(const std::vector<std::string>& args);
+int run_fmt(const std::vector<std::string>& args);
+int run_pack_weights(const std::vector<std::string>& args);
+int run_unpack_weights(const std::vector<std::string>& args);
+int run_create_manifest(const std::vector<std::string>& args);
+int run_extract_weights(const std::vector<std::string>& args);
+int run_inline_weights(const std::vector<std::string>& args);
 
 }  // namespace cppnn::tool

@@ -23,7 +23,7 @@ constexpr int kSkipped = 77;
 void print_help(std::ostream& os) {
   os << "usage: cppnn wpt [--suite validation|conformance] [--backend NAME]\n"
         "                 [--corpus DIR|FILE...] [--report PATH] [--expectations FILE]\n"
-        "                 [--filter TEXT] [--verbose]\n\n"
+        "                 [--filter TEXT] [--check-onnx] [--verbose]\n\n"
         "Runs a WPT WebNN corpus (shared/wpt/README.md) through the cppnn builder API.\n\n"
         "  --suite NAME          `validation` replays the validation traces through the builder;\n"
         "                        `conformance` builds each conformance case, dispatches it on a\n"
@@ -43,6 +43,10 @@ void print_help(std::ostream& os) {
         "                        tests/wpt/validation-expected-failures.txt, or\n"
         "                        tests/wpt/conformance-<backend>-expected-failures.txt)\n"
         "  --filter TEXT         run only the cases whose id contains TEXT\n"
+        "  --check-onnx          conformance: also export each passing graph case to ONNX,\n"
+        "                        check it with ONNX's checker (strict shape inference), write\n"
+        "                        it with external data and run that file in a standalone ONNX\n"
+        "                        Runtime session against the expected outputs\n"
         "  --verbose             also print known failures and skipped cases\n\n"
         "A case id is `<file> :: <test name>` (plus ` :: <variant>`). A failure that is not "
         "listed\n"
@@ -58,6 +62,7 @@ struct Args {
   std::optional<std::string> backend, report, expectations;
   std::string filter;
   bool verbose = false;
+  bool check_onnx = false;
 };
 
 // Parses the arguments; returns an exit code when the command should stop (help, bad usage).
@@ -70,6 +75,10 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
     }
     if (arg == "--verbose" || arg == "-v") {
       a.verbose = true;
+      continue;
+    }
+    if (arg == "--check-onnx") {
+      a.check_onnx = true;
       continue;
     }
     std::string key = arg, value;
@@ -109,8 +118,8 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
               << "\" (available: validation, conformance)\n";
     return 1;
   }
-  if (a.backend && a.suite != "conformance") {
-    std::cerr << "cppnn wpt: --backend applies to --suite conformance only\n";
+  if ((a.backend || a.check_onnx) && a.suite != "conformance") {
+    std::cerr << "cppnn wpt: --backend and --check-onnx apply to --suite conformance only\n";
     return 1;
   }
   return std::nullopt;
@@ -131,6 +140,26 @@ std::vector<fs::path> corpus_args(const std::vector<std::string>& args) {
   }
   return files;
 }
+
+// A temporary directory, removed with its contents.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "cppnn-wpt-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw wpt::RunnerError("cannot create a temporary directory");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
 
 // The report's corpus: the --corpus arguments as absolute paths, space-separated.
 std::string join(const std::vector<std::string>& items) {
@@ -183,6 +212,13 @@ int run(const Args& a) {
     header.corpus = corpus.dir.string();
   }
 
+  std::optional<OnnxExportCheck> onnx_check;
+  std::optional<TempDir> onnx_dir;
+  if (a.check_onnx) {
+    onnx_dir.emplace();
+    onnx_check = OnnxExportCheck{onnx_dir->path()};
+    label += "-onnx-export";
+  }
   Expectations expectations;
   const fs::path expectations_file =
       a.expectations ? fs::path(*a.expectations) : default_expectations_file(label);
@@ -191,8 +227,10 @@ int run(const Args& a) {
 
   std::vector<CaseResult> cases;
   for (const fs::path& file : files) {
-    std::vector<CaseResult> r = conformance ? run_conformance_file(file, a.filter, *context)
-                                            : run_validation_file(file, a.filter);
+    std::vector<CaseResult> r =
+        conformance
+            ? run_conformance_file(file, a.filter, *context, onnx_check ? &*onnx_check : nullptr)
+            : run_validation_file(file, a.filter);
     cases.insert(cases.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
   const std::vector<std::string> unmatched = apply_expectations(cases, expectations);

@@ -194,10 +194,19 @@ std::vector<std::byte> buffer_from_json(const Json& buffer, MLOperandDataType ty
 // whose id does not contain `filter`. A file that cannot be loaded gives one failed case.
 std::vector<CaseResult> run_validation_file(const fs::path& file, std::string_view filter);
 
+// The ONNX export check of `cppnn wpt --check-onnx`: after a graph case passes on the backend,
+// its graph is converted and checked by ONNX's checker (strict shape inference), written with
+// save_onnx into `dir` (external data included) and, when ORT is built in, run from that file in
+// a standalone ORT session and compared with the expected outputs like the backend's.
+struct OnnxExportCheck {
+  fs::path dir;
+};
+
 // Runs the conformance cases of one corpus file (wpt_conformance.cpp) on `context`'s backend,
 // leaving out the cases whose id does not contain `filter`. A file that cannot be loaded gives
 // one failed case.
 std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_view filter,
-                                             MLContext& context);
+                                             MLContext& context,
+                                             const OnnxExportCheck* onnx_check = nullptr);
 
 }  // namespace cppnn::tool::wpt

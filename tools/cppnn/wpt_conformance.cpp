@@ -13,7 +13,9 @@
 
 #include "cppnn/dynamic_call.h"
 #include "cppnn/errors.h"
+#include "cppnn/onnx.h"
 #include "cppnn/webnn.h"
+#include "tools/cppnn/onnx_standalone.h"
 #include "tools/cppnn/wpt_common.h"
 #include "tools/cppnn/wpt_compare.h"
 
@@ -175,6 +177,13 @@ class GraphCase {
     return builder_.build(named);
   }
 
+  // The bytes of every graph input, by name.
+  std::map<std::string, NamedBytes> input_bytes(const MLGraph& graph) {
+    std::map<std::string, NamedBytes> in;
+    for (const auto& [name, desc] : graph.inputs()) in[name] = {desc, bytes_of(name, desc)};
+    return in;
+  }
+
   // Binds the graph inputs, dispatches once and returns the outputs' bytes by name.
   std::map<std::string, std::vector<std::byte>> dispatch(const MLGraph& graph) {
     MLNamedTensors in, out;
@@ -284,7 +293,43 @@ Tolerance tolerance_of(const CJson& c) {
   return {metric == "ULP" ? Metric::kUlp : Metric::kAtol, js_number(t.at("value")).as_double()};
 }
 
-Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol) {
+// Compares the outputs of one run with the expected values.
+Outcome compare_outputs(const std::vector<Output>& outputs,
+                        const std::map<std::string, std::vector<std::byte>>& results,
+                        const Tolerance& tol, bool exact) {
+  Outcome r;
+  for (const Output& o : outputs) {
+    const OutputCheck k = check_output(o.descriptor.dataType, results.at(o.name),
+                                       element_count_of(o.descriptor), o.expected, tol, exact);
+    r.max_error = std::max(r.max_error, k.max_error);
+    if (k.mismatches && r.failure.empty())
+      r.failure = o.name + ": " + std::to_string(k.mismatches) + " of " +
+                  std::to_string(k.checked) + " elements differ, first " + k.first;
+  }
+  return r;
+}
+
+// The ONNX export check of a built graph (see OnnxExportCheck); an empty string when it passes.
+std::string check_onnx_export(const OnnxExportCheck& check, GraphCase& g, const MLGraph& graph,
+                              const std::vector<Output>& outputs, const Tolerance& tol,
+                              bool exact) {
+  try {
+    check_onnx(graph.graph());
+    const fs::path file = check.dir / "case.onnx";
+    save_onnx(graph, file, {.externalDataThreshold = 64});
+    if (!standalone_ort_available()) return {};
+    const auto results = run_onnx_file(file, g.input_bytes(graph), graph.outputs());
+    const Outcome o = compare_outputs(outputs, results, tol, exact);
+    return o.failure.empty() ? std::string() : "onnx file on standalone ORT: " + o.failure;
+  } catch (const Error& e) {
+    return "onnx export: " + std::string(e.name()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    return std::string("onnx export: ") + e.what();
+  }
+}
+
+Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol,
+                       const OnnxExportCheck* onnx_check) {
   GraphCase g(context, c.at("graph"));
   std::vector<Output> outputs;
   std::optional<MLGraph> graph;
@@ -300,15 +345,9 @@ Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol)
     throw CaseFailure("dispatch: " + std::string(e.name()) + ": " + e.what());
   }
   const bool exact = c.value("exactCompare", false);
-  Outcome r;
-  for (const Output& o : outputs) {
-    const OutputCheck k = check_output(o.descriptor.dataType, results.at(o.name),
-                                       element_count_of(o.descriptor), o.expected, tol, exact);
-    r.max_error = std::max(r.max_error, k.max_error);
-    if (k.mismatches && r.failure.empty())
-      r.failure = o.name + ": " + std::to_string(k.mismatches) + " of " +
-                  std::to_string(k.checked) + " elements differ, first " + k.first;
-  }
+  Outcome r = compare_outputs(outputs, results, tol, exact);
+  if (r.failure.empty() && onnx_check)
+    r.failure = check_onnx_export(*onnx_check, g, *graph, outputs, tol, exact);
   return r;
 }
 
@@ -382,7 +421,8 @@ Outcome run_storage_case(MLContext& context, const CJson& c) {
   return r;
 }
 
-CaseResult run_case(const std::string& file, const CJson& c, MLContext& context) {
+CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
+                    const OnnxExportCheck* onnx_check) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
   r.file = file;
@@ -405,7 +445,7 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context)
       const Tolerance tol = tolerance_of(c);
       r.fields["metric"] = metric_name(tol.metric);
       r.fields["tolerance"] = tol.value;
-      const Outcome o = run_graph_case(context, c, tol);
+      const Outcome o = run_graph_case(context, c, tol, onnx_check);
       r.fields["max_error"] = o.max_error;  // an infinite error (NaN mismatch) is written as null
       if (!o.failure.empty()) r.status = CaseStatus::kFailed;
       r.message = o.failure;
@@ -430,7 +470,8 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context)
 }  // namespace
 
 std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_view filter,
-                                             MLContext& context) {
+                                             MLContext& context,
+                                             const OnnxExportCheck* onnx_check) {
   const std::string name = file.filename().string();
   std::vector<CaseResult> results;
   CJson cases;
@@ -450,7 +491,7 @@ std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_v
         std::string::npos)
       continue;
     if (context.is_lost()) context = MLContext::create({.backend = context.backend()});
-    results.push_back(run_case(name, c, context));
+    results.push_back(run_case(name, c, context, onnx_check));
   }
   return results;
 }

@@ -1,0 +1,280 @@
+// Document -> builder (webnn-graph-format.md "cppnn: from a file to the graph model"): every node
+// goes through call_builder_method, so files get exactly the validation of API calls.
+#include <cstring>
+#include <unordered_map>
+
+#include "cppnn/dynamic_call.h"
+#include "cppnn/errors.h"
+#include "src/api/states.h"
+#include "src/core/checked_math.h"
+#include "src/formats/graph_convert.h"
+#include "src/formats/graph_validate.h"
+#include "src/formats/op_params.h"
+#include "src/formats/webnn_text.h"
+
+namespace cppnn::formats {
+namespace {
+
+struct RecordError {
+  ErrorKind kind;
+  std::string message;
+};
+
+MLNumber number_of(const DocValue& v) {
+  switch (v.kind) {
+    case DocValue::Kind::kInt:
+      return MLNumber(static_cast<long long>(v.i));
+    case DocValue::Kind::kUint:
+      return MLNumber(static_cast<unsigned long long>(v.u));
+    default:
+      return MLNumber(v.f);
+  }
+}
+
+DynValue dyn_of(const DocValue& v) {
+  switch (v.kind) {
+    case DocValue::Kind::kNull:
+      return DynValue();
+    case DocValue::Kind::kBool:
+      return DynValue(v.b);
+    case DocValue::Kind::kInt:
+    case DocValue::Kind::kUint:
+    case DocValue::Kind::kFloat:
+      return DynValue(number_of(v));
+    case DocValue::Kind::kString:
+      return DynValue(v.s);
+    case DocValue::Kind::kArray: {
+      DynValue::Array a;
+      a.reserve(v.items.size());
+      for (const DocValue& item : v.items) a.push_back(dyn_of(item));
+      return DynValue(std::move(a));
+    }
+    case DocValue::Kind::kObject: {
+      DynValue::Object o;
+      o.reserve(v.members.size());
+      for (const auto& [k, m] : v.members) o.emplace_back(k, dyn_of(m));
+      return DynValue(std::move(o));
+    }
+  }
+  return DynValue();
+}
+
+class Recorder {
+ public:
+  Recorder(const GraphDoc& doc, MLGraphBuilder& builder, WeightsSource* weights,
+           std::string_view file)
+      : doc_(doc), builder_(builder), weights_(weights), file_(file) {}
+
+  MLNamedOperands run() {
+    env_.reserve(doc_.inputs.size() + doc_.consts.size() + doc_.nodes.size() * 2);
+    for (const auto& [name, in] : doc_.inputs) input(name, in);
+    for (const auto& [name, k] : doc_.consts) constant(name, k);
+    for (size_t i = 0; i < doc_.nodes.size(); ++i) node(doc_.nodes[i], i);
+    MLNamedOperands outputs;
+    for (const auto& [name, ref] : doc_.outputs) outputs.emplace(name, env_.at(ref));
+    return outputs;
+  }
+
+ private:
+  [[noreturn]] static void fail(ErrorKind kind, std::string message) {
+    throw RecordError{kind, std::move(message)};
+  }
+
+  OperandInfo& info(const MLOperand& o) { return builder_.state()->graph.operands[o.id().value]; }
+
+  void input(const std::string& name, const DocInput& in) {
+    MLOperandDescriptor d{in.dataType, {}};
+    std::vector<std::string> dim_names;
+    bool dynamic = false;
+    for (const DocDim& dim : in.shape) {
+      if (dim.is_dynamic() && dim.size == 0)
+        fail(ErrorKind::kDataError, "input '" + name + "': dynamic dimension '" + dim.name +
+                                        "' has maximum 0 (must be at least 1)");
+      d.shape.push_back(dim.size);
+      dim_names.push_back(dim.name);
+      dynamic = dynamic || dim.is_dynamic();
+    }
+    MLOperand o = guarded("input '" + name + "'", [&] { return builder_.input(name, d); });
+    if (dynamic) info(o).dim_names = std::move(dim_names);
+    env_[name] = o;
+  }
+
+  // The bytes of `@scalar(v)` filling `d` (§4.1 Scalars: rank 0 is a true scalar).
+  static std::vector<std::byte> fill(const MLOperandDescriptor& d, const MLNumber& v,
+                                     const std::string& where) {
+    const uint64_t count = element_count(d.shape);
+    const unsigned bits = data_type_bits(d.dataType);
+    std::byte one[8] = {};
+    v.cast_to_bytes(d.dataType, one);
+    std::vector<std::byte> out;
+    if (bits == 4) {
+      const auto nib = static_cast<uint8_t>(static_cast<uint8_t>(one[0]) & 0x0F);
+      out.assign((count + 1) / 2, static_cast<std::byte>(nib | (nib << 4)));
+      if (count % 2) out.back() = static_cast<std::byte>(nib);
+      return out;
+    }
+    const size_t size = bits / 8;
+    auto total = checked_mul(count, size);
+    if (!total || *total > (uint64_t{1} << 40))
+      fail(ErrorKind::kDataError, where + ": the declared shape is too large");
+    out.resize(static_cast<size_t>(*total));
+    for (uint64_t i = 0; i < count; ++i) std::memcpy(out.data() + i * size, one, size);
+    return out;
+  }
+
+  void constant(const std::string& name, const DocConst& k) {
+    const std::string where = "constant '" + name + "'";
+    const MLOperandDescriptor d{k.dataType, k.shape};
+    MLOperand o;
+    switch (k.init.kind) {
+      case DocInit::Kind::kWeights: {
+        if (!weights_)
+          fail(ErrorKind::kDataError,
+               where + ": @weights(\"" + k.init.ref + "\") needs a weights file (none given)");
+        Result<ConstantData> data = weights_->load(name, k.init.ref, d);
+        if (!data) fail(data.error().kind, where + ": " + data.error().message);
+        auto holder = std::make_shared<ConstantData>(std::move(*data));
+        o = guarded(where, [&] { return builder_.constant_view(d, holder, holder->bytes()); });
+        info(o).weight_ref = k.init.ref;
+        break;
+      }
+      case DocInit::Kind::kScalar: {
+        if (!k.init.value.is_number())
+          fail(ErrorKind::kDataError, where + ": a scalar initializer must be a number");
+        const MLNumber v = number_of(k.init.value);
+        o = guarded(where, [&] {
+          // Validate the descriptor before allocating its bytes.
+          (void)byte_length(d);
+          return builder_.constant(d, fill(d, v, where));
+        });
+        info(o).scalar_fill = v;
+        break;
+      }
+      case DocInit::Kind::kInlineBytes:
+        o = guarded(where,
+                    [&] { return builder_.constant(d, std::as_bytes(std::span(k.init.bytes))); });
+        break;
+    }
+    info(o).name = name;
+    env_[name] = o;
+  }
+
+  template <class F>
+  auto guarded(const std::string& where, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const RecordError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(e.kind(), where + ": " + e.what());
+    }
+  }
+
+  std::string node_where(const DocNode& n, size_t index) const {
+    if (n.pos.line > 0)
+      return std::string(file_) + ":" + std::to_string(n.pos.line) + ":" +
+             std::to_string(n.pos.column) + ": node '" + n.id + "'";
+    return "node '" + n.id + "' (nodes[" + std::to_string(index) + "])";
+  }
+
+  const MLOperand& lookup(const std::string& name, const std::string& where,
+                          const std::string& role) {
+    auto it = env_.find(name);
+    if (it == env_.end())
+      fail(ErrorKind::kDataError, where + ": " + role + " names unknown value '" + name + "'");
+    return it->second;
+  }
+
+  void node(const DocNode& n, size_t index) {
+    const std::string where = node_where(n, index);
+    const std::vector<std::string> names = n.defined_names();
+    if (n.op.empty()) {  // the alias `y = x;`: the names denote the same operand
+      if (n.inputs.size() != 1 || names.size() != 1)
+        fail(ErrorKind::kDataError, where + ": an alias needs exactly one input and one name");
+      env_[names[0]] = lookup(n.inputs[0], where, "input");
+      return;
+    }
+    OpType type;
+    if (!op_from_name(n.op, type))
+      fail(ErrorKind::kDataError, where + ": unknown op '" + n.op + "'");
+
+    // Positional operands.
+    std::vector<DynValue> args;
+    const int count = positional_operand_count(type);
+    if (count < 0) {
+      DynValue::Array list;
+      for (const std::string& in : n.inputs) list.emplace_back(lookup(in, where, "input"));
+      args.emplace_back(std::move(list));
+    } else {
+      if (n.inputs.size() != static_cast<size_t>(count))
+        fail(ErrorKind::kTypeError, where + ": " + n.op + " takes " + std::to_string(count) +
+                                        " operand" + (count == 1 ? "" : "s") + ", got " +
+                                        std::to_string(n.inputs.size()));
+      for (const std::string& in : n.inputs) args.emplace_back(lookup(in, where, "input"));
+    }
+    // Positional parameters travel as named options; the rest is the options dictionary.
+    const std::vector<std::string_view> params = positional_param_names(type);
+    const std::vector<std::string_view> operand_options = operand_option_names(type);
+    DynValue::Object options;
+    std::vector<DynValue> param_values(params.size());
+    for (const auto& [key, value] : n.options) {
+      bool is_param = false;
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i] == key) {
+          param_values[i] = dyn_of(value);
+          is_param = true;
+        }
+      if (is_param) continue;
+      bool is_operand = false;
+      for (std::string_view o : operand_options) is_operand = is_operand || o == key;
+      if (is_operand && value.kind == DocValue::Kind::kString)
+        options.emplace_back(key, DynValue(lookup(value.s, where, "option '" + key + "'")));
+      else
+        options.emplace_back(key, dyn_of(value));
+    }
+    // cast's dataType may use the text spelling (f16).
+    if (type == OpType::kCast)
+      if (const std::string* s = param_values[0].get_if<std::string>())
+        if (auto t = parse_text_dtype(*s)) param_values[0] = DynValue(data_type_name(*t));
+    for (DynValue& p : param_values) args.push_back(std::move(p));
+    args.emplace_back(std::move(options));
+
+    std::vector<MLOperand> results =
+        guarded(where, [&] { return call_builder_method(builder_, n.op, args); });
+    if (results.size() != names.size()) {
+      if (!n.outputs)
+        fail(ErrorKind::kTypeError, where + ": " + n.op + " returns " +
+                                        std::to_string(results.size()) +
+                                        " outputs; name them with [a, b, ...] = " + n.op + "(...)");
+      fail(ErrorKind::kTypeError, where + ": " + n.op + " returns " +
+                                      std::to_string(results.size()) + " outputs, " +
+                                      std::to_string(names.size()) + " names given");
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      info(results[i]).name = names[i];
+      env_[names[i]] = results[i];
+    }
+  }
+
+  const GraphDoc& doc_;
+  MLGraphBuilder& builder_;
+  WeightsSource* weights_;
+  std::string_view file_;
+  std::unordered_map<std::string, MLOperand> env_;
+};
+
+}  // namespace
+
+Result<MLNamedOperands> record_graph_doc(const GraphDoc& doc, MLGraphBuilder& builder,
+                                         WeightsSource* weights, std::string_view file_name) {
+  if (Status s = validate_graph_doc(doc); !s) return s.error();
+  try {
+    return Recorder(doc, builder, weights, file_name).run();
+  } catch (const RecordError& e) {
+    return ErrorInfo{e.kind, e.message};
+  } catch (const Error& e) {
+    return ErrorInfo{e.kind(), e.what()};
+  }
+}
+
+}  // namespace cppnn::formats

@@ -1,0 +1,13 @@
+// Structural validation of a document (webnn-graph-format.md §6.1, `validate_graph`).
+#pragma once
+
+#include "src/formats/graph_doc.h"
+
+namespace cppnn::formats {
+
+// The checks of §6.1 in order, the first failure wins (DataError): format/version,
+// non-empty outputs, per node duplicate ids and references to values not defined before, then
+// output references (in sorted key order). Nothing else is checked (§6.1 "Not checked").
+Status validate_graph_doc(const GraphDoc& doc);
+
+}  // namespace cppnn::formats

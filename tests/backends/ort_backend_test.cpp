@@ -1,0 +1,112 @@
+// The ONNX Runtime backend (src/backends/ort): selection, bindings reused and replaced across
+// dispatches, outputs that alias inputs or each other, large constants, thread options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "cppnn/webnn.h"
+#include "src/backends/selection.h"
+#include "src/convert/onnx/convert.h"
+#include "tests/backends/run_util.h"
+
+namespace cppnn {
+namespace {
+
+using testing::as;
+using testing::to_bytes;
+
+bool have_ort() {
+  const auto names = compiled_backends();
+  return std::find(names.begin(), names.end(), "ort") != names.end();
+}
+
+class OrtBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_ort()) GTEST_SKIP() << "built without ONNX Runtime";
+    context_ = MLContext::create({.backend = "ort", .numThreads = 1});
+  }
+  MLContext context_ = testing::ref_context();  // replaced by an ORT context in SetUp
+};
+
+TEST_F(OrtBackend, IsTheDefaultBackendWhenBuiltIn) {
+  const char* env = std::getenv("CPPNN_BACKEND");
+  if (env && *env) GTEST_SKIP() << "CPPNN_BACKEND is set";
+  EXPECT_EQ(MLContext::create({}).backend(), "ort");
+  EXPECT_EQ(context_.backend(), "ort");
+}
+
+TEST_F(OrtBackend, RebindsOtherTensorsBetweenDispatches) {
+  MLGraphBuilder b(context_);
+  const MLOperandDescriptor d{MLOperandDataType::kFloat32, {4}};
+  MLOperand x = b.input("x", d), y = b.input("y", d);
+  MLGraph g = b.build({{"s", b.add(x, y)}});
+  auto tensor = [&](std::vector<float> v) {
+    MLTensor t = context_.createTensor(MLTensorDescriptor::of(d, true, true));
+    context_.writeTensor(t, to_bytes(v));
+    return t;
+  };
+  MLTensor a = tensor({1, 2, 3, 4}), c = tensor({10, 20, 30, 40}), e = tensor({0, 0, 0, 0});
+  MLTensor out1 = tensor({0, 0, 0, 0}), out2 = tensor({0, 0, 0, 0});
+  context_.dispatch(g, {{"x", a}, {"y", c}}, {{"s", out1}});
+  EXPECT_EQ(as<float>(context_.readTensor(out1)), (std::vector<float>{11, 22, 33, 44}));
+  // Other tensors for the same names, and new data in a tensor bound before.
+  context_.writeTensor(a, to_bytes(std::vector<float>{5, 5, 5, 5}));
+  context_.dispatch(g, {{"x", e}, {"y", a}}, {{"s", out2}});
+  EXPECT_EQ(as<float>(context_.readTensor(out2)), (std::vector<float>{5, 5, 5, 5}));
+  context_.dispatch(g, {{"x", a}, {"y", c}}, {{"s", out1}});
+  EXPECT_EQ(as<float>(context_.readTensor(out1)), (std::vector<float>{15, 25, 35, 45}));
+  // An output tensor reused as an input of the next dispatch.
+  context_.dispatch(g, {{"x", out1}, {"y", c}}, {{"s", out2}});
+  EXPECT_EQ(as<float>(context_.readTensor(out2)), (std::vector<float>{25, 45, 65, 85}));
+}
+
+TEST_F(OrtBackend, AnOperandNamedByTwoOutputsFillsBoth) {
+  MLGraphBuilder b(context_);
+  const MLOperandDescriptor d{MLOperandDataType::kFloat32, {3}};
+  MLOperand r = b.relu(b.input("x", d));
+  MLGraph g = b.build({{"a", r}, {"b", r}, {"c", b.add(r, r)}});
+  auto out = testing::run_graph(context_, g, {{"x", to_bytes(std::vector<float>{-1, 0, 7})}});
+  EXPECT_EQ(as<float>(out["a"]), (std::vector<float>{0, 0, 7}));
+  EXPECT_EQ(as<float>(out["b"]), (std::vector<float>{0, 0, 7}));
+  EXPECT_EQ(as<float>(out["c"]), (std::vector<float>{0, 0, 14}));
+}
+
+TEST_F(OrtBackend, LargeConstantsMatchTheReferenceBackend) {
+  const MLOperandDescriptor d{MLOperandDataType::kFloat32, {64, 64}};
+  std::vector<float> w(64 * 64), x(64 * 64);
+  std::iota(w.begin(), w.end(), -2000.0f);
+  std::iota(x.begin(), x.end(), 0.5f);
+  auto build = [&](MLContext& c) {
+    MLGraphBuilder b(c);
+    return b.build({{"y", b.add(b.input("x", d), b.constant(d, to_bytes(w)))}});
+  };
+  MLContext ref = testing::ref_context();
+  MLGraph gr = build(ref), go = build(context_);
+  auto expected = testing::run_graph(ref, gr, {{"x", to_bytes(x)}});
+  auto got = testing::run_graph(context_, go, {{"x", to_bytes(x)}});
+  EXPECT_EQ(got["y"], expected["y"]);
+}
+
+TEST_F(OrtBackend, ManyThreadsGiveTheSameResult) {
+  MLContext threaded = MLContext::create({.backend = "ort", .numThreads = 2});
+  MLGraphBuilder b(threaded);
+  const MLOperandDescriptor d{MLOperandDataType::kFloat32, {1000}};
+  MLGraph g = b.build({{"y", b.relu(b.input("x", d))}});
+  std::vector<float> x(1000);
+  std::iota(x.begin(), x.end(), -500.0f);
+  auto out = testing::run_graph(threaded, g, {{"x", to_bytes(x)}});
+  for (float& v : x) v = std::max(v, 0.0f);
+  EXPECT_EQ(as<float>(out["y"]), x);
+}
+
+TEST(OnnxNodeNames, MapBackToTheWebnnOperation) {
+  EXPECT_EQ(onnx_export::operation_of_node("conv2d#3"), 3);
+  EXPECT_EQ(onnx_export::operation_of_node("gru#12.4"), 12);
+  EXPECT_EQ(onnx_export::operation_of_node("output:y"), -1);
+  EXPECT_EQ(onnx_export::operation_of_node("relu#"), -1);
+}
+
+}  // namespace
+}  // namespace cppnn
