@@ -4,7 +4,7 @@ namespace cppnn::tool {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {"wpt", "run a WPT WebNN corpus suite (validation) against the known failures", run_wpt},
+      {"wpt", "run a WPT WebNN corpus suite (validation, conformance) on a backend", run_wpt},
       {"validate", "check a .webnn or GraphJson graph (structure, manifest, --strict build)",
        run_validate},
       {"parse", "print a .webnn text graph as canonical GraphJson", run_parse},

@@ -12,9 +12,11 @@ namespace {
 void print_help(std::ostream& os) {
   os << "cppnn " << cppnn::version() << " - a C++ implementation of the W3C WebNN API\n\n"
      << "usage: cppnn <command> [options]\n\ncommands:\n";
+  // The summaries line up after the longest command name.
+  size_t width = 0;
+  for (const auto& c : cppnn::tool::commands()) width = std::max(width, c.name.size());
   for (const auto& c : cppnn::tool::commands())
-    os << "  " << c.name << std::string(10 - std::min<size_t>(9, c.name.size()), ' ') << c.summary
-       << "\n";
+    os << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
   os << "\n  cppnn <command> --help   help for one command\n"
      << "  cppnn --version          print the version\n";
 }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `cppnn convert FILE --to onnx -o OUT` end to end: a .webnn graph with a SafeTensors sidecar
+# converts to OUT + OUT.data, --help, exit codes (0 ok, 1 bad input), and nothing written on error.
+# usage: convert_cli_test.sh path/to/cppnn
+set -u
+tool="$(realpath "${1:?usage: convert_cli_test.sh path/to/cppnn}")"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# expect CODE PATTERN -- COMMAND...: exit status CODE and PATTERN in stderr.
+expect() {
+  local code="$1" pattern="$2"
+  shift 3
+  "$@" >out.txt 2>err.txt
+  local rc=$?
+  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code: $(cat err.txt)"
+  [[ -z "$pattern" ]] || grep -qF -- "$pattern" err.txt || fail "$*: no \"$pattern\" in: $(cat err.txt)"
+}
+
+expect 0 "" -- "$tool" convert --help
+grep -q "^usage: cppnn convert" out.txt || fail "convert --help prints no usage"
+expect 1 "--to must be onnx" -- "$tool" convert g.webnn -o m.onnx
+expect 1 "-o OUT is required" -- "$tool" convert g.webnn --to onnx
+
+# A graph that does not validate: exit 1 naming the reference, nothing written.
+cat >g.webnn <<'GRAPH'
+webnn_graph "tiny" v1 {
+  inputs { x: f32[300]; }
+  nodes { y = relu(z); }
+  outputs { y; }
+}
+GRAPH
+expect 1 "'z'" -- "$tool" convert g.webnn --to onnx -o m.onnx
+[[ ! -e m.onnx && ! -e m.onnx.data ]] || fail "a failed conversion left files behind"
+
+cat >g.webnn <<'GRAPH'
+webnn_graph "tiny" v1 {
+  inputs { x: f32[300]; }
+  consts { w: f32[300] @scalar(1.5); }
+  nodes { s = add(x, w); y = relu(s); }
+  outputs { y; }
+}
+GRAPH
+expect 0 "" -- "$tool" convert g.webnn --to onnx -o m.onnx
+[[ -s m.onnx && -s m.onnx.data ]] || fail "convert wrote no m.onnx + m.onnx.data"
+[[ $(stat -c %s m.onnx.data) -ge 1200 ]] || fail "the 1200-byte constant is not in m.onnx.data"
+expect 0 "" -- "$tool" convert g.webnn --to onnx -o m1.onnx --external-threshold 0
+[[ -s m1.onnx && ! -e m1.onnx.data ]] || fail "--external-threshold 0 still wrote external data"
+expect 1 "cannot open" -- "$tool" convert missing.webnn --to onnx -o m2.onnx
+expect 1 "--external-threshold takes a byte count" -- "$tool" convert g.webnn --to onnx -o m3.onnx \
+  --external-threshold lots
+[[ ! -e m3.onnx ]] || fail "a rejected command wrote m3.onnx"
+
+if [[ $fails -ne 0 ]]; then
+  echo "convert_cli: $fails failure(s)" >&2
+  exit 1
+fi
+echo "convert_cli: all checks passed"
