@@ -26,6 +26,7 @@ help:
 deps:
 	@scripts/install-deps.sh
 	@scripts/fetch-ort.sh
+	@scripts/fetch-models.sh
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)

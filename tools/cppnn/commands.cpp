@@ -21,6 +21,12 @@ const std::vector<Command>& commands() {
       {"inline-weights", "replace a graph's @weights constants by their bytes", run_inline_weights},
       {"convert", "write a .webnn or GraphJson graph as an ONNX model (+ external data)",
        run_convert},
+      {"convert-onnx", "write an ONNX model as a .webnn or GraphJson graph (+ weights sidecar)",
+       run_convert_onnx},
+      {"onnx-tests", "run ONNX's backend test data through the ONNX importer on a backend",
+       run_onnx_tests},
+      {"compare-onnx", "run an ONNX model converted on a backend and in ONNX Runtime; compare",
+       run_compare_onnx},
   };
   return kCommands;
 }

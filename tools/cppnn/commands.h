@@ -29,5 +29,8 @@ int run_unpack_weights(const std::vector<std::string>& args);
 int run_create_manifest(const std::vector<std::string>& args);
 int run_extract_weights(const std::vector<std::string>& args);
 int run_inline_weights(const std::vector<std::string>& args);
+int run_onnx_tests(const std::vector<std::string>& args);
+int run_convert_onnx(const std::vector<std::string>& args);
+int run_compare_onnx(const std::vector<std::string>& args);
 
 }  // namespace cppnn::tool

@@ -1,0 +1,358 @@
+// The importer's walk over an ONNX graph (see importer.h).
+#include "src/import/onnx/importer.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cppnn/errors.h"
+#include "src/api/states.h"
+#include "src/import/onnx/op_registry.h"
+#include "src/import/onnx/tensor_proto.h"
+
+namespace cppnn::onnx_import {
+namespace {
+
+OperandInfo& info_of(const MLOperand& o) {
+  return o.builder_state()->graph.operands[o.id().value];
+}
+
+std::string node_label(const onnx::NodeProto& node, size_t index) {
+  return node.name().empty() ? node.op_type() + "#" + std::to_string(index) : node.name();
+}
+
+// Default values of symbolic dimensions (webnn-graph-format.md §8 "Dimension overrides").
+std::optional<uint32_t> default_dimension(const std::string& lower) {
+  static constexpr std::string_view kBatch[] = {"batch_size", "batch", "n", "b"};
+  static constexpr std::string_view kSequence[] = {"sequence_length", "seq_len", "seq", "s", "t"};
+  for (std::string_view name : kBatch)
+    if (lower == name) return 1;
+  for (std::string_view name : kSequence)
+    if (lower == name) return 128;
+  return std::nullopt;
+}
+
+std::string lowercase(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// A fixed input value (OnnxImportOptions::inputValues) as the input's type, shaped as declared
+// when the declaration is static and holds as many elements.
+HostTensor fixed_input_value(const OnnxInputValue& fixed, MLOperandDataType type,
+                             const onnx::TypeProto_Tensor& declared, const std::string& where) {
+  HostTensor t;
+  try {
+    t = HostTensor::of_bytes(fixed.descriptor, fixed.bytes);
+  } catch (const Error& e) {
+    throw DataError(where + ": fixed value: " + e.what());
+  }
+  if (t.desc.dataType != type) {
+    const bool is_float =
+        type == MLOperandDataType::kFloat32 || type == MLOperandDataType::kFloat16;
+    t = is_float ? HostTensor::of_double(t.to_double(), t.desc.shape, type)
+                 : HostTensor::of_int64(t.to_int64(), t.desc.shape, type);
+  }
+  if (declared.has_shape()) {
+    std::vector<uint32_t> shape;
+    for (const auto& d : declared.shape().dim()) {
+      if (!d.has_dim_value() || d.dim_value() < 0 || d.dim_value() > UINT32_MAX) return t;
+      shape.push_back(static_cast<uint32_t>(d.dim_value()));
+    }
+    if (element_count(shape) == t.elements()) t.desc.shape = shape;
+  }
+  return t;
+}
+
+}  // namespace
+
+int64_t onnx_opset_of(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") return op.version();
+  return 1;
+}
+
+Importer::Importer(MLGraphBuilder& builder, const OnnxImportOptions& options,
+                   std::filesystem::path base_dir)
+    : builder_(builder), options_(options), base_dir_(std::move(base_dir)) {}
+
+MLContext& Importer::fold_context() {
+  if (!fold_context_) fold_context_ = MLContext::create({.backend = "reference"});
+  return *fold_context_;
+}
+
+std::string Importer::unique_name(const std::string& onnx_name) {
+  const std::string base = sanitize_onnx_name(onnx_name.empty() ? "value" : onnx_name);
+  std::string name = base;
+  for (int k = 1; !used_names_.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+void Importer::check_supported(const onnx::GraphProto& graph) const {
+  std::map<std::string, int> missing;
+  for (const auto& node : graph.node()) {
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!default_domain)
+      ++missing[node.domain() + "." + node.op_type()];
+    else if (!find_handler(node.op_type()))
+      ++missing[node.op_type()];
+  }
+  if (missing.empty()) return;
+  std::string message = "unsupported ONNX operators (" + std::to_string(missing.size()) + "): ";
+  bool first = true;
+  for (const auto& [op, count] : missing) {
+    message += (first ? "" : ", ") + op + " (" + std::to_string(count) + ")";
+    first = false;
+  }
+  throw NotSupportedError(message);
+}
+
+void Importer::add_initializers(const onnx::GraphProto& graph) {
+  if (graph.sparse_initializer_size() > 0)
+    throw NotSupportedError("sparse initializers are not supported");
+  for (const auto& init : graph.initializer()) {
+    auto v = std::make_unique<Value>();
+    v->name = init.name();
+    v->host = host_tensor_of(init, base_dir_, "initializer '" + init.name() + "'");
+    v->desc = v->host->desc;
+    values_[init.name()] = std::move(v);
+  }
+}
+
+void Importer::add_inputs(const onnx::GraphProto& graph) {
+  std::vector<std::string> unresolved;
+  struct Pending {
+    std::string name;
+    MLOperandDescriptor desc;
+  };
+  std::vector<Pending> pending;
+  for (const auto& in : graph.input()) {
+    if (values_.count(in.name())) continue;  // an initializer listed as input (IR < 4): constant
+    const std::string where = "input '" + in.name() + "'";
+    if (!in.type().has_tensor_type())
+      throw NotSupportedError(where + ": only tensor inputs are supported");
+    const auto& tt = in.type().tensor_type();
+    const auto type = webnn_type_of(tt.elem_type());
+    if (!type)
+      throw NotSupportedError(where + ": element type " + onnx_type_name(tt.elem_type()) +
+                              " cannot be expressed in WebNN");
+    MLOperandDescriptor desc{*type, {}};
+    if (auto fixed = options_.inputValues.find(in.name()); fixed != options_.inputValues.end()) {
+      auto v = std::make_unique<Value>();
+      v->name = in.name();
+      v->host = fixed_input_value(fixed->second, *type, tt, where);
+      v->desc = v->host->desc;
+      values_[in.name()] = std::move(v);
+      continue;
+    }
+    if (auto it = options_.inputShapes.find(in.name()); it != options_.inputShapes.end()) {
+      desc.shape = it->second;
+    } else if (!tt.has_shape()) {
+      unresolved.push_back(" - " + where + " has no shape: --input-shape " + in.name() +
+                           "=D0,D1,...");
+    } else {
+      for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        const auto& dim = tt.shape().dim(i);
+        if (dim.has_dim_value()) {
+          if (dim.dim_value() <= 0 || dim.dim_value() > UINT32_MAX)
+            throw NotSupportedError(where + ": dimension " + std::to_string(i) + " is " +
+                                    std::to_string(dim.dim_value()) +
+                                    " (WebNN dimensions are 1 to 2^32-1)");
+          desc.shape.push_back(static_cast<uint32_t>(dim.dim_value()));
+          continue;
+        }
+        const std::string& param = dim.dim_param();
+        std::optional<uint32_t> value;
+        if (auto f = options_.freeDimensions.find(param); f != options_.freeDimensions.end())
+          value = f->second;
+        else if (auto g = options_.freeDimensions.find(lowercase(param));
+                 g != options_.freeDimensions.end())
+          value = g->second;
+        else
+          value = default_dimension(lowercase(param));
+        // The leading dimension of a batched input (rank >= 2) is the batch: 1 by default, as
+        // exporters name it freely (p2o.DynamicDimension.0, unk__123, N ...).
+        if (!value && i == 0 && tt.shape().dim_size() >= 2) {
+          value = 1;
+          warn(where + ": leading dimension '" + param + "' set to 1 (override with " +
+               "--override-dim " + (param.empty() ? "<name>" : param) + "=<value>)");
+        }
+        if (!value) {
+          const std::string d = param.empty() ? std::to_string(i) : param;
+          unresolved.push_back(" - " + where + " dim '" + d + "': --override-dim " + d +
+                               "=<value>");
+          continue;
+        }
+        desc.shape.push_back(*value);
+      }
+    }
+    pending.push_back({in.name(), desc});
+  }
+  if (!unresolved.empty()) {
+    std::string message = "Dynamic dimensions require explicit overrides:";
+    for (const std::string& line : unresolved) message += "\n" + line;
+    throw DataError(message);
+  }
+  for (const Pending& p : pending) {
+    if (element_count(p.desc.shape) == 0)
+      throw NotSupportedError("input '" + p.name + "' is empty (shape " +
+                              shape_to_string(p.desc.shape) +
+                              "; WebNN inputs cannot be): graph "
+                              "input '" +
+                              p.name + "' must be fixed at conversion");
+    auto v = std::make_unique<Value>();
+    v->name = p.name;
+    v->desc = p.desc;
+    v->graph_input = true;
+    v->depends_on = {p.name};
+    const std::string name = unique_name(p.name);
+    v->operand = builder_.input(name, p.desc);
+    result_.inputNames.emplace_back(p.name, name);
+    values_[p.name] = std::move(v);
+  }
+}
+
+MLOperand Importer::materialize(Value& value) {
+  if (value.operand) return *value.operand;
+  if (!value.host) throw OperationError("value '" + value.name + "' has no operand");
+  if (value.host->elements() == 0)
+    throw NotSupportedError("value '" + value.name + "' is empty (shape " +
+                            shape_to_string(value.desc.shape) +
+                            "); WebNN operands cannot have a zero dimension");
+  auto holder = std::make_shared<ConstantData>(value.host->data);
+  MLOperand o = builder_.constant_view(value.desc, holder, holder->bytes());
+  info_of(o).name = unique_name(value.name);
+  value.operand = o;
+  return o;
+}
+
+bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<Value*>& inputs) {
+  MLGraphBuilder scratch(fold_context());
+  NodeContext c(*this, node, index, inputs, scratch, true);
+  find_handler(node.op_type())(c);
+  MLNamedOperands outs;
+  for (size_t i = 0; i < c.outputs().size(); ++i) {
+    auto& out = c.outputs()[i];
+    if (!out.operand) continue;
+    if (byte_length(out.operand->descriptor()) > options_.foldLimitBytes) return false;
+    MLOperand o = *out.operand;
+    if (info_of(o).kind != OperandKind::kOutput) o = scratch.identity(o);
+    outs.emplace("o" + std::to_string(i), o);
+  }
+  if (!outs.empty()) {
+    MLContext& ctx = fold_context();
+    MLGraph graph = scratch.build(outs);
+    MLNamedTensors none, tensors;
+    for (const auto& [name, desc] : graph.outputs())
+      tensors.emplace(name, ctx.createTensor(MLTensorDescriptor::of(desc, true, false)));
+    ctx.dispatch(graph, none, tensors);
+    for (auto& [name, tensor] : tensors) {
+      const size_t i = std::stoul(name.substr(1));
+      c.outputs()[i].operand.reset();
+      c.outputs()[i].host = HostTensor::of_bytes(tensor.descriptor(), ctx.readTensor(tensor));
+    }
+  }
+  store_outputs(node, c);
+  return true;
+}
+
+void Importer::store_outputs(const onnx::NodeProto& node, NodeContext& c) {
+  for (size_t i = 0; i < c.outputs().size(); ++i) {
+    if (!c.wants_output(i)) continue;
+    auto& out = c.outputs()[i];
+    auto v = std::make_unique<Value>();
+    v->name = node.output(static_cast<int>(i));
+    if (out.host) {
+      v->desc = out.host->desc;
+      v->host = std::move(out.host);
+    } else if (out.operand) {
+      v->desc = out.operand->descriptor();
+      v->operand = out.operand;
+      // Provenance for error messages: the graph inputs this value is computed from.
+      std::set<std::string> deps;
+      for (const std::string& in : node.input()) {
+        auto it = values_.find(in);
+        if (it != values_.end() && !it->second->host)
+          deps.insert(it->second->depends_on.begin(), it->second->depends_on.end());
+      }
+      if (deps.size() <= 8) v->depends_on.assign(deps.begin(), deps.end());
+      OperandInfo& info = info_of(*out.operand);
+      if (info.kind == OperandKind::kOutput && info.name.empty()) {
+        auto reserved = output_names_.find(v->name);
+        info.name = reserved != output_names_.end() ? reserved->second : unique_name(v->name);
+      }
+    } else {
+      throw OperationError("output " + std::to_string(i) + " was not produced (importer bug)");
+    }
+    values_[v->name] = std::move(v);
+  }
+}
+
+void Importer::convert_node(const onnx::NodeProto& node, size_t index) {
+  const std::string label = node_label(node, index);
+  try {
+    std::vector<Value*> inputs;
+    bool all_known = true;
+    for (const std::string& name : node.input()) {
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = values_.find(name);
+      if (it == values_.end())
+        throw DataError("input '" + name +
+                        "' is not produced by an earlier node, an input or an "
+                        "initializer");
+      inputs.push_back(it->second.get());
+      all_known = all_known && it->second->host.has_value();
+    }
+    if (node.output_size() == 0) return;
+    if (all_known && try_fold(node, index, inputs)) return;
+    NodeContext c(*this, node, index, inputs, builder_, false);
+    find_handler(node.op_type())(c);
+    store_outputs(node, c);
+  } catch (const Error& e) {
+    const std::string prefix = "ONNX node '" + label + "' (" + node.op_type() + "): ";
+    const std::string message = e.what();
+    throw_error(e.kind(), message.rfind("ONNX node '", 0) == 0 ? message : prefix + message);
+  }
+}
+
+void Importer::reserve_output_names(const onnx::GraphProto& graph) {
+  for (const auto& out : graph.output())
+    if (!output_names_.count(out.name())) output_names_[out.name()] = unique_name(out.name());
+}
+
+void Importer::add_outputs(const onnx::GraphProto& graph) {
+  std::set<uint32_t> used;
+  for (const auto& out : graph.output()) {
+    auto it = values_.find(out.name());
+    if (it == values_.end())
+      throw DataError("graph output '" + out.name() + "' is not produced by any node");
+    MLOperand o = materialize(*it->second);
+    if (info_of(o).kind != OperandKind::kOutput || !used.insert(o.id().value).second) {
+      MLOperatorOptions options;
+      options.label = "output " + out.name();
+      o = builder_.identity(o, options);
+    }
+    used.insert(o.id().value);
+    const std::string& name = output_names_.at(out.name());
+    info_of(o).name = name;
+    result_.outputNames.emplace_back(out.name(), name);
+    result_.outputs.emplace(name, o);
+  }
+}
+
+OnnxImportResult Importer::run(const onnx::ModelProto& model) {
+  opset_ = onnx_opset_of(model);
+  const onnx::GraphProto& graph = model.graph();
+  result_.graphName = graph.name().empty() ? "graph" : sanitize_onnx_name(graph.name());
+  check_supported(graph);
+  add_initializers(graph);
+  add_inputs(graph);
+  reserve_output_names(graph);
+  for (int i = 0; i < graph.node_size(); ++i) convert_node(graph.node(i), static_cast<size_t>(i));
+  add_outputs(graph);
+  return std::move(result_);
+}
+
+}  // namespace cppnn::onnx_import

@@ -1,0 +1,71 @@
+// The importer: walks an ONNX graph in order, keeps every ONNX value as a host tensor (known at
+// conversion time) or an operand of the model's builder, and runs each node's handler, folding
+// nodes whose inputs are all known on a scratch builder of the reference backend.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cppnn/context.h"
+#include "cppnn/onnx_import.h"
+#include "onnx/onnx_pb.h"
+#include "src/import/onnx/host_tensor.h"
+#include "src/import/onnx/node_context.h"
+
+namespace cppnn::onnx_import {
+
+// One ONNX value.
+struct Value {
+  std::string name;                  // the ONNX name
+  MLOperandDescriptor desc;          // also for empty host tensors
+  std::optional<HostTensor> host;    // known value
+  std::optional<MLOperand> operand;  // in the model's builder (materialized lazily for host)
+  bool graph_input = false;          // a graph input of the model (run-time value)
+  // The graph inputs a run-time value is computed from (sorted; only while small).
+  std::vector<std::string> depends_on;
+};
+
+class Importer {
+ public:
+  Importer(MLGraphBuilder& builder, const OnnxImportOptions& options,
+           std::filesystem::path base_dir);
+  OnnxImportResult run(const onnx::ModelProto& model);
+
+  int64_t opset() const { return opset_; }
+  // The value as an operand of the model's builder (host tensors become named constants).
+  MLOperand materialize(Value& value);
+  void warn(const std::string& message) { result_.warnings.push_back(message); }
+  // The reference context that folding runs on.
+  MLContext& fold_context();
+
+ private:
+  void check_supported(const onnx::GraphProto& graph) const;
+  void add_initializers(const onnx::GraphProto& graph);
+  void add_inputs(const onnx::GraphProto& graph);
+  void reserve_output_names(const onnx::GraphProto& graph);
+  void add_outputs(const onnx::GraphProto& graph);
+  void convert_node(const onnx::NodeProto& node, size_t index);
+  bool try_fold(const onnx::NodeProto& node, size_t index, std::vector<Value*>& inputs);
+  void store_outputs(const onnx::NodeProto& node, NodeContext& context);
+  std::string unique_name(const std::string& onnx_name);
+
+  MLGraphBuilder& builder_;
+  OnnxImportOptions options_;
+  std::filesystem::path base_dir_;
+  int64_t opset_ = 1;
+  std::map<std::string, std::unique_ptr<Value>> values_;
+  std::set<std::string> used_names_;
+  std::map<std::string, std::string> output_names_;  // graph output (ONNX) -> reserved name
+  std::optional<MLContext> fold_context_;
+  OnnxImportResult result_;
+};
+
+// The ai.onnx opset a model imports (1 when none is listed).
+int64_t onnx_opset_of(const onnx::ModelProto& model);
+
+}  // namespace cppnn::onnx_import

@@ -1,0 +1,282 @@
+// `cppnn compare-onnx MODEL`: converts an ONNX model with the importer, runs it on a cppnn
+// backend with a fixed pseudo-random input, runs the original file in ONNX Runtime directly, and
+// compares every output by relative L2 error (the end-to-end check of issue 6, usable on any
+// model). Exit 0 when every output is within --max-rel-l2, 1 otherwise, 77 when ONNX Runtime is
+// not compiled in.
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cppnn/errors.h"
+#include "cppnn/float16.h"
+#include "cppnn/onnx_import.h"
+#include "cppnn/webnn.h"
+#include "tools/cppnn/commands.h"
+#include "tools/cppnn/onnx_standalone.h"
+
+namespace cppnn::tool {
+namespace {
+
+constexpr char kHelp[] =
+    "usage: cppnn compare-onnx MODEL.onnx [--backend NAME] [--override-dim NAME=VALUE]...\n"
+    "                          [--input-shape NAME=D0,D1,...]... [--max-rel-l2 X] [--seed N]\n"
+    "                          [--input-pattern random|text] [--normalize "
+    "none|imagenet|symmetric]\n"
+    "                          [--skip-missing]\n\n"
+    "Converts MODEL with the ONNX importer, runs it on the backend (default: the default\n"
+    "backend) with a fixed pseudo-random input (floats uniform in [-1, 1), integers 0..9,\n"
+    "from --seed, default 1), runs MODEL itself in ONNX Runtime, and prints each output's\n"
+    "relative L2 error ||cppnn - ort|| / ||ort|| and max absolute error. Exit 0 when all are\n"
+    "below --max-rel-l2 (default 1e-4), 1 otherwise or on errors, 77 without ONNX Runtime.\n"
+    "--input-pattern text fills float NCHW inputs with a synthetic page instead (dark\n"
+    "glyph-like strokes on lines of a light background, pixel values in [0, 1]) normalized\n"
+    "with ImageNet mean/std (imagenet, the default for text) or (x - 0.5) / 0.5 (symmetric).\n"
+    "--skip-missing exits 77 (skipped) when MODEL does not exist.\n";
+
+// Deterministic input bytes for `desc` (xorshift64*).
+std::vector<std::byte> fixed_input(const MLOperandDescriptor& desc, uint64_t& state) {
+  const uint64_t n = element_count(desc.shape);
+  std::vector<std::byte> bytes(byte_length(desc));
+  auto next = [&state] {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1DULL;
+  };
+  const unsigned size = data_type_bits(desc.dataType) / 8;
+  for (uint64_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(next() >> 11) / 9007199254740992.0;  // [0, 1)
+    MLNumber v =
+        desc.dataType == MLOperandDataType::kFloat32 || desc.dataType == MLOperandDataType::kFloat16
+            ? MLNumber(2.0 * u - 1.0)
+            : MLNumber(static_cast<long long>(u * 10));
+    v.cast_to_bytes(desc.dataType, bytes.data() + i * size);
+  }
+  return bytes;
+}
+
+// A synthetic page for NCHW float inputs: light background, lines of dark glyph-like strokes.
+std::vector<std::byte> text_input(const MLOperandDescriptor& desc, uint64_t& state,
+                                  const std::string& normalize) {
+  if (desc.shape.size() != 4 || (desc.dataType != MLOperandDataType::kFloat32 &&
+                                 desc.dataType != MLOperandDataType::kFloat16))
+    return fixed_input(desc, state);
+  const uint32_t n = desc.shape[0], channels = desc.shape[1], h = desc.shape[2], w = desc.shape[3];
+  static constexpr double kMean[3] = {0.485, 0.456, 0.406}, kStd[3] = {0.229, 0.224, 0.225};
+  std::vector<std::byte> bytes(byte_length(desc));
+  const unsigned size = data_type_bits(desc.dataType) / 8;
+  const uint32_t line = std::max<uint32_t>(h >= 32 ? 32 : h, 1);
+  uint64_t index = 0;
+  for (uint32_t b = 0; b < n; ++b)
+    for (uint32_t c = 0; c < channels; ++c)
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x, ++index) {
+          const uint32_t in_line = y % line;
+          const bool text_row = in_line >= line / 4 && in_line < line - line / 4;
+          const uint32_t glyph = x / 12, in_glyph = x % 12;
+          const uint64_t hash = (glyph * 2654435761u + (y / line) * 40503u + b) % 7;
+          const bool stroke = text_row && hash != 0 && in_glyph < 9 &&
+                              (in_glyph % 4 == 0 || in_line == line / 4 + hash % 5);
+          const double pixel = stroke ? 0.1 : 0.95;
+          double v = pixel;
+          if (normalize == "imagenet")
+            v = (pixel - kMean[c % 3]) / kStd[c % 3];
+          else if (normalize == "symmetric")
+            v = (pixel - 0.5) / 0.5;
+          MLNumber(v).cast_to_bytes(desc.dataType, bytes.data() + index * size);
+        }
+  return bytes;
+}
+
+std::vector<double> as_doubles(const MLOperandDescriptor& desc, const std::vector<std::byte>& b) {
+  const uint64_t n = element_count(desc.shape);
+  std::vector<double> out(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const std::byte* p = b.data() + i * (data_type_bits(desc.dataType) / 8);
+    switch (desc.dataType) {
+      case MLOperandDataType::kFloat32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        out[i] = f;
+        break;
+      }
+      case MLOperandDataType::kFloat16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        out[i] = half_bits_to_float(h);
+        break;
+      }
+      case MLOperandDataType::kInt64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = static_cast<double>(v);
+        break;
+      }
+      case MLOperandDataType::kInt32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      default:
+        out[i] = static_cast<double>(static_cast<uint8_t>(*p));
+    }
+  }
+  return out;
+}
+
+bool parse_assignment(const std::string& s, std::string& name, std::string& value) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || s.find('=', eq + 1) != std::string::npos) return false;
+  name = s.substr(0, eq);
+  value = s.substr(eq + 1);
+  return !value.empty();
+}
+
+}  // namespace
+
+int run_compare_onnx(const std::vector<std::string>& args) {
+  std::string model, backend;
+  double max_rel_l2 = 1e-4;
+  uint64_t seed = 1;
+  std::string pattern = "random", normalize;
+  bool skip_missing = false;
+  OnnxImportOptions options;
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--help" || a == "-h") {
+        std::cout << kHelp;
+        return 0;
+      }
+      auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+        return args[++i];
+      };
+      std::string name, v;
+      if (a == "--backend") {
+        backend = value();
+      } else if (a == "--max-rel-l2") {
+        max_rel_l2 = std::stod(value());
+      } else if (a == "--skip-missing") {
+        skip_missing = true;
+      } else if (a == "--input-pattern") {
+        pattern = value();
+        if (pattern != "random" && pattern != "text")
+          throw std::invalid_argument("--input-pattern is random or text");
+      } else if (a == "--normalize") {
+        normalize = value();
+        if (normalize != "none" && normalize != "imagenet" && normalize != "symmetric")
+          throw std::invalid_argument("--normalize is none, imagenet or symmetric");
+      } else if (a == "--seed") {
+        seed = std::stoull(value());
+      } else if (a == "--override-dim" || a == "--dim") {
+        const std::string s = value();
+        if (!parse_assignment(s, name, v))
+          throw std::invalid_argument("Invalid override-dim format: '" + s +
+                                      "'. Expected NAME=VALUE");
+        options.freeDimensions[name] = static_cast<uint32_t>(std::stoul(v));
+      } else if (a == "--input-shape") {
+        const std::string s = value();
+        if (!parse_assignment(s, name, v))
+          throw std::invalid_argument("Invalid input-shape format: '" + s +
+                                      "'. Expected NAME=D0,D1,...");
+        std::vector<uint32_t> shape;
+        std::stringstream ss(v);
+        for (std::string d; std::getline(ss, d, ',');)
+          shape.push_back(static_cast<uint32_t>(std::stoul(d)));
+        options.inputShapes[name] = shape;
+      } else if (!a.empty() && a[0] == '-') {
+        throw std::invalid_argument("unknown option " + a);
+      } else if (model.empty()) {
+        model = a;
+      } else {
+        throw std::invalid_argument("one MODEL only");
+      }
+    }
+    if (model.empty()) throw std::invalid_argument("MODEL is required");
+  } catch (const std::exception& e) {
+    std::cerr << "Error: compare-onnx: " << e.what() << " (see cppnn compare-onnx --help)\n";
+    return 2;
+  }
+  if (skip_missing && !std::filesystem::exists(model)) {
+    std::cerr << "compare-onnx: " << model << " does not exist; skipped\n";
+    return 77;
+  }
+  if (!standalone_ort_available()) {
+    std::cerr << "compare-onnx: ONNX Runtime is not compiled in; skipped\n";
+    return 77;
+  }
+  try {
+    using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::duration d) {
+      return std::chrono::duration<double, std::milli>(d).count();
+    };
+    MLContextOptions context_options;
+    context_options.backend = backend;
+    MLContext context = MLContext::create(context_options);
+    MLGraphBuilder builder(context);
+    const auto t0 = Clock::now();
+    OnnxImportResult imported = import_onnx(builder, model, options);
+    const auto t1 = Clock::now();
+    MLGraph graph = builder.build(imported.outputs);
+    const auto t2 = Clock::now();
+
+    uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+    std::map<std::string, std::vector<std::byte>> input_bytes;
+    std::map<std::string, NamedBytes> ort_inputs;
+    MLNamedTensors inputs, outputs;
+    for (const auto& [onnx_name, name] : imported.inputNames) {
+      const MLOperandDescriptor& desc = graph.inputs().at(name);
+      input_bytes[name] = pattern == "text"
+                              ? text_input(desc, state, normalize.empty() ? "imagenet" : normalize)
+                              : fixed_input(desc, state);
+      MLTensor t = context.createTensor(MLTensorDescriptor::of(desc, false, true));
+      context.writeTensor(t, input_bytes[name]);
+      inputs.emplace(name, t);
+      ort_inputs[onnx_name] = NamedBytes{desc, input_bytes[name]};
+    }
+    std::map<std::string, MLOperandDescriptor> ort_outputs;
+    for (const auto& [onnx_name, name] : imported.outputNames) {
+      const MLOperandDescriptor& desc = graph.outputs().at(name);
+      outputs.emplace(name, context.createTensor(MLTensorDescriptor::of(desc, true, false)));
+      ort_outputs[onnx_name] = desc;
+    }
+    context.dispatch(graph, inputs, outputs);
+    const auto t3 = Clock::now();
+    auto expected = run_onnx_file(model, ort_inputs, ort_outputs);
+    const auto t4 = Clock::now();
+    std::cout << "compare-onnx: " << model << " on " << context.backend() << ": import "
+              << ms(t1 - t0) << " ms, build " << ms(t2 - t1) << " ms, first dispatch "
+              << ms(t3 - t2) << " ms (ORT on the original: " << ms(t4 - t3) << " ms)\n";
+    bool ok = true;
+    for (const auto& [onnx_name, name] : imported.outputNames) {
+      const MLOperandDescriptor& desc = graph.outputs().at(name);
+      const auto got = as_doubles(desc, context.readTensor(outputs.at(name)));
+      const auto want = as_doubles(desc, expected.at(onnx_name));
+      double diff = 0, norm = 0, max_abs = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double d = got[i] - want[i];
+        diff += d * d;
+        norm += want[i] * want[i];
+        max_abs = std::max(max_abs, std::fabs(d));
+      }
+      const double rel = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+      const bool pass = rel < max_rel_l2;  // NaN fails
+      ok = ok && pass;
+      std::cout << "  output '" << onnx_name << "' " << to_string(desc) << ": rel L2 " << rel
+                << ", max abs " << max_abs << (pass ? "" : "  FAILED") << "\n";
+    }
+    std::cout << "compare-onnx: " << (ok ? "passed" : "FAILED") << " (max rel L2 " << max_rel_l2
+              << ")\n";
+    return ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "Error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace cppnn::tool
