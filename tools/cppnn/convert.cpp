@@ -1,6 +1,8 @@
-// `cppnn convert PATH --to onnx -o OUT`: a .webnn text or GraphJson graph (with its weights
-// sidecar, webnn-graph-format.md §7.1) loaded through the builder's validation, then written
-// as an ONNX model (opset 17) plus `OUT.data` for its large constants (save_onnx).
+// `cppnn convert PATH --to onnx|json|webnn -o OUT`: a .webnn text or GraphJson graph (with its
+// weights sidecar, webnn-graph-format.md §7.1) loaded through the builder's validation, then
+// written as an ONNX model (opset 17) plus `OUT.data` for its large constants (save_onnx); or
+// rewritten as canonical GraphJson / .webnn text (format_graph_json / format_webnn_text, §4.2,
+// §5.1), its @weights references and sidecar left as they are.
 #include <iostream>
 #include <optional>
 
@@ -9,20 +11,51 @@
 #include "cppnn/onnx.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
+#include "src/formats/weights_atomic_file.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/graph_cli.h"
 
 namespace cppnn::tool {
 
+namespace {
+
+// --to json|webnn: the graph file in the other (canonical) form, written atomically.
+int rewrite_graph_file(const GraphArgs& a, const std::string& to, const std::string& out) {
+  try {
+    auto content = read_file(a.path);
+    if (!content) return report(content.error());
+    FormatWarnings warnings;
+    std::string text = to == "json" ? format_graph_json(*content, a.path, &warnings) + "\n"
+                                    : format_webnn_text(*content, a.path, &warnings);
+    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+    auto file = formats::AtomicFile::create(out);
+    if (!file) return report(file.error());
+    auto st = file->write(text);
+    if (st) st = file->commit();
+    if (!st) return report(st.error());
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "Error: " << e.what() << "\n";
+    return e.kind() == ErrorKind::kUnknownError ? 2 : 1;
+  }
+}
+
+}  // namespace
+
 int run_convert(const std::vector<std::string>& args) {
   static const char kHelp[] =
-      "usage: cppnn convert PATH --to onnx -o OUT [--weights FILE] [--weights-manifest FILE]\n"
-      "                     [--external-threshold BYTES]\n\n"
+      "usage: cppnn convert PATH --to onnx|json|webnn -o OUT [--weights FILE]\n"
+      "                     [--weights-manifest FILE] [--external-threshold BYTES]\n\n"
       "Loads a .webnn text or GraphJson graph (auto-detected) with its external weights (the\n"
       "sidecar found as webnn-graph-format.md §7.1 says, or --weights/--weights-manifest),\n"
       "validates it like the builder API, and writes it as ONNX (opset 17, IR 8): OUT, plus\n"
       "OUT.data holding every constant of at least BYTES bytes (default 1024; 0 embeds them\n"
-      "all). Files are written atomically. Exit: 0 ok, 1 bad input, 2 internal error.\n";
+      "all).\n"
+      "--to json writes OUT as canonical GraphJson, --to webnn as canonical .webnn text; their\n"
+      "@weights references and the weights sidecar stay as they are (pass --weights FILE when\n"
+      "loading OUT if its name no longer finds the sidecar). ONNX models convert with\n"
+      "`cppnn convert-onnx`. Files are written atomically.\n"
+      "Exit: 0 ok, 1 bad input, 2 internal error.\n";
   std::vector<std::string> argv = args;
   for (std::string& arg : argv)
     if (arg == "-o") arg = "--output";  // the short form of --output
@@ -33,14 +66,15 @@ int run_convert(const std::vector<std::string>& args) {
     return *rc;
   const std::string to = a.value("to").value_or("");
   const std::optional<std::string> out = a.value("output");
-  if (to != "onnx") {
-    std::cerr << "Error: convert: --to must be onnx (see cppnn convert --help)\n";
+  if (to != "onnx" && to != "json" && to != "webnn") {
+    std::cerr << "Error: convert: --to must be onnx, json or webnn (see cppnn convert --help)\n";
     return 1;
   }
   if (!out) {
     std::cerr << "Error: convert: -o OUT is required\n";
     return 1;
   }
+  if (to != "onnx") return rewrite_graph_file(a, to, *out);
   try {
     OnnxExportOptions options;
     if (auto t = a.value("external-threshold")) {

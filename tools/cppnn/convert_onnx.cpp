@@ -20,6 +20,7 @@
 #include "src/formats/manifest.h"
 #include "src/formats/weights_atomic_file.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/progress.h"
 
 namespace cppnn::tool {
 namespace {
@@ -285,8 +286,15 @@ int convert(const Args& a) {
   }
   if (!fs::exists(model)) throw DataError("ONNX model not found: " + model.string());
 
+  // Big models (64 MiB and more) show their steps on a terminal: import, graph text, files.
+  std::error_code size_error;
+  std::optional<ProgressBar> progress;
+  if (fs::file_size(model, size_error) >= (uint64_t{64} << 20) && !size_error)
+    progress.emplace("convert-onnx " + model.filename().string(), 3);
+  if (progress) progress->update(0, "importing");
   OnnxImportResult result;
   Graph g = onnx_to_graph(model, options, &result);
+  if (progress) progress->update(1, "writing the graph");
   for (const std::string& w : result.warnings) std::cerr << "warning: " << w << "\n";
   const bool inline_all = plan->kind == WeightsPlan::Kind::kInline;
   const auto external = assign_weight_refs(g, inline_all, a.max_inline_bytes);
@@ -320,6 +328,7 @@ int convert(const Args& a) {
   // Commit: the SafeTensors archive (written atomically by itself), the blob and manifest, the
   // graph last; a later failure removes what an earlier step installed.
   std::vector<fs::path> installed;
+  if (progress) progress->update(2, "writing the weights");
   try {
     if (plan->kind == WeightsPlan::Kind::kSafeTensors) {
       save_graph_weights(g, external, plan->weights);
@@ -332,6 +341,7 @@ int convert(const Args& a) {
       installed.push_back(plan->manifest);
     }
     check(graph_file->commit());
+    if (progress) progress->finish();
   } catch (...) {
     std::error_code ec;
     for (const fs::path& p : installed) fs::remove(p, ec);

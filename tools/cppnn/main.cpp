@@ -17,7 +17,7 @@ void print_help(std::ostream& os) {
   for (const auto& c : cppnn::tool::commands()) width = std::max(width, c.name.size());
   for (const auto& c : cppnn::tool::commands())
     os << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
-  os << "\n  cppnn <command> --help   help for one command\n"
+  os << "\n  cppnn <command> --help   help for one command (also: cppnn help <command>)\n"
      << "  cppnn --version          print the version\n";
 }
 
@@ -25,9 +25,11 @@ void print_help(std::ostream& os) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // `cppnn help CMD` is `cppnn CMD --help`.
+  if (args.size() >= 2 && args[0] == "help") args = {args[1], "--help"};
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    print_help(std::cout);
-    return args.empty() ? 1 : 0;
+    print_help(args.empty() ? std::cerr : std::cout);  // no command: a usage error
+    return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version" || args[0] == "version") {
     std::cout << "cppnn " << cppnn::version() << "\n";
@@ -43,6 +45,6 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::cerr << "cppnn: unknown command \"" << args[0] << "\" (see cppnn --help)\n";
-  return 1;
+  std::cerr << "Error: unknown command \"" << args[0] << "\" (see cppnn --help)\n";
+  return 2;
 }

@@ -19,6 +19,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/webnn.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/progress.h"
 
 namespace cppnn::tool {
 namespace {
@@ -337,14 +338,19 @@ int run(const Args& a) {
       selected.push_back(d);
 
   std::vector<CaseResult> cases;
+  ProgressBar progress("onnx-tests", selected.size());  // stderr, terminals only
   try {
     backend = run_cases(selected, {backend, a.isolate, a.timeout_s},
                         [&](CaseResult r, const std::string& name) {
                           apply(r, expectations, name);
-                          if (a.verbose || r.status == CaseStatus::kFailed)
+                          if (a.verbose || r.status == CaseStatus::kFailed) {
+                            progress.finish();
                             print_case(std::cout, r);
+                          }
                           cases.push_back(std::move(r));
+                          progress.update(cases.size(), name);
                         });
+    progress.finish();
   } catch (const RunnerError& e) {
     std::cerr << "cppnn onnx-tests: " << e.what() << "\n";
     return 1;

@@ -11,6 +11,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/webnn.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/progress.h"
 #include "tools/cppnn/wpt_common.h"
 
 namespace cppnn::tool {
@@ -226,13 +227,16 @@ int run(const Args& a) {
     expectations = load_expectations(expectations_file);
 
   std::vector<CaseResult> cases;
+  ProgressBar progress("wpt-" + label, files.size());  // stderr, terminals only
   for (const fs::path& file : files) {
+    progress.update(size_t(&file - files.data()), file.filename().string());
     std::vector<CaseResult> r =
         conformance
             ? run_conformance_file(file, a.filter, *context, onnx_check ? &*onnx_check : nullptr)
             : run_validation_file(file, a.filter);
     cases.insert(cases.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
+  progress.finish();
   const std::vector<std::string> unmatched = apply_expectations(cases, expectations);
   print_summary(std::cout, label, cases, expectations, a.verbose);
   if (!unmatched.empty() && a.filter.empty() && a.corpus.empty()) {

@@ -47,6 +47,7 @@ HostTensor host_gather(const HostTensor& data, const std::vector<int64_t>& indic
   const uint64_t inner = span_product(data.desc.shape, axis + 1, data.desc.shape.size());
   const uint64_t dim = data.desc.shape[axis];
   std::vector<std::byte> out(element_count(desc.shape) * size);
+  if (out.empty()) return HostTensor::of_bytes(desc, std::move(out));
   std::byte* dst = out.data();
   for (uint64_t o = 0; o < outer; ++o)
     for (int64_t index : indices) {
@@ -66,6 +67,7 @@ HostTensor host_slice(const HostTensor& data, const std::vector<int64_t>& starts
   for (size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * data.desc.shape[i];
   const uint64_t total = element_count(counts);
   std::vector<std::byte> out(total * size);
+  if (total == 0) return HostTensor::of_bytes(desc, std::move(out));
   std::vector<uint32_t> index(rank, 0);
   for (uint64_t n = 0; n < total; ++n) {
     uint64_t src = 0;

@@ -81,9 +81,30 @@ bool NodeContext::has_attr(const std::string& name) const {
   return attr(name) != nullptr;
 }
 
+namespace {
+
+// Integer attributes are sizes, axes, pads, strides, flags: any beyond int32 is malformed, and
+// bounding them keeps the handlers' 64-bit arithmetic from overflowing. The exceptions carry data
+// or ONNX's "to the end" sentinels (INT64_MAX / INT64_MIN).
+constexpr int64_t kAttributeLimit = INT32_MAX;
+
+bool unbounded_attribute(const std::string& name) {
+  return name == "value_int" || name == "value_ints" || name == "starts" || name == "ends" ||
+         name == "ignore_index";
+}
+
+}  // namespace
+
+void NodeContext::check_attribute_value(const std::string& name, int64_t v) const {
+  if ((v > kAttributeLimit || v < -kAttributeLimit) && !unbounded_attribute(name))
+    invalid("attribute '" + name + "' value " + std::to_string(v) + " is out of range");
+}
+
 int64_t NodeContext::attr_int(const std::string& name, int64_t fallback) const {
   const auto* a = attr(name);
-  return a ? a->i() : fallback;
+  if (!a) return fallback;
+  check_attribute_value(name, a->i());
+  return a->i();
 }
 
 float NodeContext::attr_float(const std::string& name, float fallback) const {
@@ -99,7 +120,9 @@ std::string NodeContext::attr_string(const std::string& name, const std::string&
 std::vector<int64_t> NodeContext::attr_ints(const std::string& name,
                                             const std::vector<int64_t>& fallback) const {
   const auto* a = attr(name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : fallback;
+  if (!a) return fallback;
+  for (int64_t v : a->ints()) check_attribute_value(name, v);
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::vector<float> NodeContext::attr_floats(const std::string& name,

@@ -106,6 +106,9 @@ class NodeContext {
   std::vector<Output>& outputs() { return outputs_; }
 
  private:
+  // DataError for an integer attribute value outside int32 (see node_context.cpp).
+  void check_attribute_value(const std::string& name, int64_t v) const;
+
   Importer& importer_;
   const onnx::NodeProto& node_;
   std::vector<Value*> inputs_;

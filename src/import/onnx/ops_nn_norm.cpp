@@ -116,8 +116,9 @@ void import_LayerNormalization(NodeContext& c) {
     if (v.shape() == norm_shape) return v;
     const std::vector<uint32_t> full = broadcast_shapes(c, v.shape(), norm_shape);
     if (full != norm_shape) c.invalid("scale or bias does not broadcast to the normalized shape");
-    std::vector<uint32_t> padded(norm_shape.size() - v.shape().size(), 1);
-    padded.insert(padded.end(), v.shape().begin(), v.shape().end());
+    const std::vector<uint32_t> shape = v.shape();
+    std::vector<uint32_t> padded(norm_shape.size() - shape.size(), 1);
+    padded.insert(padded.end(), shape.begin(), shape.end());
     return b.expand(reshape_to(c, v, padded), norm_shape, c.opts<MLOperatorOptions>());
   };
   const MLOperand x = cast_to(c, c.input(0), ct);

@@ -1,0 +1,17 @@
+# Shared by the command-line test scripts (source it after setting `tool`): a scratch folder
+# (the current directory, removed on exit), `fail MESSAGE` (counted in $fails), and
+# `expect CODE PATTERN -- COMMAND...` (exit status CODE and PATTERN in stderr; out.txt/err.txt
+# keep the command's output).
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 2
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+expect() {
+  local code="$1" pattern="$2"
+  shift 3
+  "$@" >out.txt 2>err.txt
+  local rc=$?
+  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code: $(cat err.txt)"
+  [[ -z "$pattern" ]] || grep -qF -- "$pattern" err.txt || fail "$*: no \"$pattern\" in: $(cat err.txt)"
+}

@@ -1,0 +1,153 @@
+// `cppnn bench GRAPH`: per backend, the time to build the graph and the latency of dispatch +
+// reading the outputs over N timed rounds after W warm-up rounds (random inputs, seed 0).
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cppnn/webnn.h"
+#include "src/backends/selection.h"
+#include "tools/cppnn/commands.h"
+#include "tools/cppnn/graph_runner.h"
+#include "tools/cppnn/graph_source.h"
+#include "tools/cppnn/latency_stats.h"
+
+namespace cppnn::tool {
+namespace {
+
+const char kHelp[] =
+    "usage: cppnn bench GRAPH [--backend B]... [--iterations N] [--warmup N] [--json]\n\n"
+    "Benchmarks GRAPH on each backend B (repeatable or comma-separated; default: every\n"
+    "compiled-in backend): the time of MLGraphBuilder::build(), then W warm-up rounds (default\n"
+    "1) and N timed rounds (default 10) of dispatch + reading every output, on random inputs\n"
+    "(seed 0). Prints one line per backend (build time; latency min, median, mean, p90, max),\n"
+    "or with --json one object {graph, iterations, warmup, backends: [{backend, build_ms,\n"
+    "latency: {count, min_ms, median_ms, mean_ms, p90_ms, max_ms}} or {backend, error}]}.\n"
+    "A backend that fails is reported and the others still run; the exit status is then 1.\n";
+
+uint64_t parse_count(const std::string& flag, const std::string& v, uint64_t min) {
+  uint64_t n = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < min)
+    throw DataError("--" + flag + " takes an integer >= " + std::to_string(min) + ", got '" + v +
+                    "'");
+  return n;
+}
+
+struct BackendResult {
+  std::string backend;
+  double build_ms = 0;
+  LatencyStats latency;
+  std::string error;
+};
+
+BackendResult bench_one(const GraphArgs& a, const std::string& backend, uint64_t iterations,
+                        uint64_t warmup) {
+  BackendResult r{.backend = backend};
+  try {
+    MLContext context = MLContext::create({.backend = backend});
+    MLGraphBuilder builder(context);
+    LoadedGraph loaded;
+    load_graph_source(builder, a, loaded);
+    auto start = std::chrono::steady_clock::now();
+    MLGraph graph = builder.build(loaded.outputs);
+    r.build_ms = ms_since(start);
+    GraphRunner runner(context, graph, generated_inputs(graph, true, 0));
+    for (uint64_t i = 0; i < warmup; ++i) runner.run();
+    std::vector<double> times;
+    for (uint64_t i = 0; i < iterations; ++i) {
+      start = std::chrono::steady_clock::now();
+      runner.run();
+      times.push_back(ms_since(start));
+    }
+    r.latency = latency_stats(times);
+  } catch (const Error& e) {
+    r.error = std::string(e.name()) + ": " + e.what();
+  }
+  return r;
+}
+
+int bench(const GraphArgs& a) {
+  const uint64_t iterations =
+      a.value("iterations") ? parse_count("iterations", *a.value("iterations"), 1) : 10;
+  const uint64_t warmup = a.value("warmup") ? parse_count("warmup", *a.value("warmup"), 0) : 1;
+  std::vector<std::string> backends;
+  for (const std::string& v : all_values(a, "backend")) {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = v.find(',', start);
+      const std::string b = v.substr(start, comma - start);
+      if (!b.empty()) backends.push_back(b);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (backends.empty()) backends = compiled_backends();
+  const auto known = compiled_backends();
+  for (const std::string& b : backends)
+    if (std::find(known.begin(), known.end(), b) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw DataError("--backend " + b + ": not compiled in (backends: " + list + ")");
+    }
+  // Load once up front so that a bad file is reported once, as bad input.
+  {
+    MLContext context = MLContext::create({.backend = "reference"});
+    MLGraphBuilder builder(context);
+    LoadedGraph loaded;
+    load_graph_source(builder, a, loaded);
+    (void)builder.pruned_graph(loaded.outputs);
+  }
+  std::vector<BackendResult> results;
+  for (const std::string& b : backends) results.push_back(bench_one(a, b, iterations, warmup));
+
+  bool failed = false;
+  if (a.has("json")) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const BackendResult& r : results) {
+      if (!r.error.empty()) {
+        list.push_back({{"backend", r.backend}, {"error", r.error}});
+        failed = true;
+        continue;
+      }
+      list.push_back(
+          {{"backend", r.backend}, {"build_ms", r.build_ms}, {"latency", latency_json(r.latency)}});
+    }
+    nlohmann::json j = {
+        {"graph", a.path}, {"iterations", iterations}, {"warmup", warmup}, {"backends", list}};
+    std::cout << j.dump(2) << "\n";
+    return failed ? 1 : 0;
+  }
+  std::printf("%-10s %10s %10s %10s %10s %10s %10s  (ms; %llu runs after %llu warm-up)\n",
+              "backend", "build", "min", "median", "mean", "p90", "max",
+              static_cast<unsigned long long>(iterations), static_cast<unsigned long long>(warmup));
+  for (const BackendResult& r : results) {
+    if (!r.error.empty()) {
+      std::printf("%-10s failed: %s\n", r.backend.c_str(), r.error.c_str());
+      failed = true;
+      continue;
+    }
+    std::printf("%-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", r.backend.c_str(), r.build_ms,
+                r.latency.min, r.latency.median, r.latency.mean, r.latency.p90, r.latency.max);
+  }
+  std::fflush(stdout);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int run_bench(const std::vector<std::string>& args) {
+  std::vector<std::string> flags = kGraphSourceFlags;
+  flags.insert(flags.end(), {"backend", "iterations", "warmup"});
+  GraphArgs a;
+  if (auto rc = parse_cli("bench", args, {"json"}, flags,
+                          std::string(kHelp) + "\n" + kGraphSourceHelp +
+                              "Exit status: 0 success, 1 bad input or a failed backend, 2 usage "
+                              "or internal error.\n",
+                          a))
+    return *rc;
+  return run_reporting([&] { return bench(a); });
+}
+
+}  // namespace cppnn::tool

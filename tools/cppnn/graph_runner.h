@@ -1,0 +1,34 @@
+// Running a built graph from the command line (`cppnn run`, `cppnn bench`): input tensors
+// written once, then any number of dispatch + read rounds (webnn-spec.md §4 dispatch/readTensor).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cppnn/webnn.h"
+
+namespace cppnn::tool {
+
+// Graph output or input name -> bytes.
+using NamedBytes = std::map<std::string, std::vector<std::byte>>;
+
+class GraphRunner {
+ public:
+  // Creates the input (writable) and output (readable) tensors and writes `inputs`, which must
+  // hold exactly the graph's inputs with matching byte lengths (TypeError otherwise).
+  GraphRunner(MLContext context, MLGraph graph, const NamedBytes& inputs);
+  // One dispatch followed by reading every output.
+  NamedBytes run();
+
+ private:
+  MLContext context_;
+  MLGraph graph_;
+  MLNamedTensors inputs_, outputs_;
+};
+
+// Bytes for every input of `graph`: random values or zeros (tensor_values.h).
+NamedBytes generated_inputs(const MLGraph& graph, bool random, uint64_t seed);
+
+}  // namespace cppnn::tool
