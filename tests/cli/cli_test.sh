@@ -110,6 +110,15 @@ expect 0 "" -- "$tool" convert g.json --to webnn -o g3.webnn
 has 'webnn_graph "tiny"' g3.webnn
 "$tool" fmt g.webnn >canon.webnn 2>/dev/null || fail "fmt g.webnn failed"
 cmp -s canon.webnn g3.webnn || fail "webnn -> json -> webnn is not the canonical text"
+# parse / serialize / validate: text -> GraphJson -> the same canonical text.
+expect 0 "" -- "$tool" parse g.webnn
+cp out.txt parsed.json
+has '"nodes"' parsed.json
+expect 0 "" -- "$tool" serialize parsed.json
+cmp -s out.txt canon.webnn || fail "parse | serialize is not the canonical text"
+expect 0 "OK" -- "$tool" validate g.webnn
+printf 'webnn_graph "broken" v1 {\n  inputs { x: f32[4] }\n' >broken.webnn
+expect 1 "broken.webnn:" -- "$tool" parse broken.webnn
 expect 0 "" -- "$tool" run g.json --input x=x.npy
 has "values: 0 2 0 4" out.txt
 expect 1 "--to must be onnx, json or webnn" -- "$tool" convert g.webnn --to yaml -o g.yaml
