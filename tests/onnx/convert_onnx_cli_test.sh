@@ -33,6 +33,7 @@ expect 0 "✓ Converted ONNX model to: model.webnn" -- "$tool" convert-onnx "$st
 grep -qF "✓ Extracted weights to: model.safetensors" err.txt || fail "no weights line: $(cat err.txt)"
 grep -q '^webnn_graph "test_conv_with_strides_padding"' model.webnn || fail "model.webnn header"
 grep -q 'conv2d(x, W' model.webnn || fail "model.webnn has no conv2d: $(cat model.webnn)"
+grep -q '^webnn_graph ".*" v2 {' model.webnn || fail "convert-onnx writes version 2 graphs (§8)"
 expect 0 "OK" -- "$tool" validate --strict model.webnn
 rm -f model.webnn model.safetensors
 

@@ -302,6 +302,7 @@ int convert(const Args& a) {
   // The graph text first (it can fail on what the format cannot express), then the files.
   GraphFileOptions file_options;
   file_options.name = result.graphName;
+  file_options.version = 2;  // webnn-graph-format.md §8: convert-onnx writes version 2 graphs
   file_options.max_inline_bytes = inline_all ? UINT64_MAX : a.max_inline_bytes;
   const bool json = out.extension() == ".json";
   FormatWarnings warnings;

@@ -345,7 +345,7 @@ void Importer::add_outputs(const onnx::GraphProto& graph) {
 OnnxImportResult Importer::run(const onnx::ModelProto& model) {
   opset_ = onnx_opset_of(model);
   const onnx::GraphProto& graph = model.graph();
-  result_.graphName = graph.name().empty() ? "graph" : sanitize_onnx_name(graph.name());
+  result_.graphName = graph.name().empty() ? "graph" : graph.name();  // as written (§8)
   check_supported(graph);
   add_initializers(graph);
   add_inputs(graph);
