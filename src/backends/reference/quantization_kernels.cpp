@@ -122,7 +122,7 @@ int64_t saturate(double v) {
 }  // namespace
 
 // quantizeLinear (row 45): y = saturate(roundEven(x / scale) + zeroPoint) into the zeroPoint
-// type; x / scale is computed in double.
+// type; x / scale is computed in float32 (float16 inputs widened), like ONNX Runtime.
 Kernel compile_quantizeLinear(const KernelContext& kc, const Operation& op,
                               const AttrsOf<OpType::kQuantizeLinear>&) {
   const OperandId input = op.inputs[0], scale = op.inputs[1], zero_point = op.inputs[2],
@@ -141,8 +141,11 @@ Kernel compile_quantizeLinear(const KernelContext& kc, const Operation& op,
           const std::byte* pz = slots[zero_point.value];
           std::byte* po = slots[out.value];
           for_each_offset(plan.shape, plan.strides, [&](const std::array<int64_t, 2>& o) {
-            const double q = round_even(to_double(px[o[0]]) / to_double(ps[o[1]])) +
-                             static_cast<double>(Q::load(pz, o[1]));
+            // The quotient is rounded to float32 first, as ONNX and ONNX Runtime compute it.
+            const float ratio =
+                static_cast<float>(to_double(px[o[0]])) / static_cast<float>(to_double(ps[o[1]]));
+            const double q =
+                round_even(static_cast<double>(ratio)) + static_cast<double>(Q::load(pz, o[1]));
             Q::store(po, o[0], saturate<Q>(q));
           });
         };
