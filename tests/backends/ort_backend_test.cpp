@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
 
 #include "cppnn/webnn.h"
@@ -87,6 +89,55 @@ TEST_F(OrtBackend, LargeConstantsMatchTheReferenceBackend) {
   auto expected = testing::run_graph(ref, gr, {{"x", to_bytes(x)}});
   auto got = testing::run_graph(context_, go, {{"x", to_bytes(x)}});
   EXPECT_EQ(got["y"], expected["y"]);
+}
+
+// lstm/lstmCell with peepholes: the output gate reads the previous cell state (WebNN), not the
+// new one (ONNX's LSTM node); with a nonzero initial cell state the two differ by ~1e-2.
+TEST_F(OrtBackend, LstmPeepholesReadThePreviousCellState) {
+  const auto f32 = MLOperandDataType::kFloat32;
+  const uint32_t T = 3, B = 2, I = 3, H = 4;
+  auto values = [](size_t n, float scale, int seed) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.7f * static_cast<float>(i) + seed);
+    return to_bytes(v);
+  };
+  for (MLRecurrentNetworkDirection dir :
+       {MLRecurrentNetworkDirection::kForward, MLRecurrentNetworkDirection::kBoth}) {
+    const uint32_t D = dir == MLRecurrentNetworkDirection::kBoth ? 2 : 1;
+    auto build = [&](MLContext& c) {
+      MLGraphBuilder b(c);
+      MLLstmOptions o;
+      o.peepholeWeight = b.constant({f32, {D, 3 * H}}, values(D * 3 * H, 0.8f, 4));
+      o.initialCellState = b.constant({f32, {D, B, H}}, values(D * B * H, 1.0f, 5));
+      o.bias = b.constant({f32, {D, 4 * H}}, values(D * 4 * H, 0.3f, 6));
+      o.returnSequence = true;
+      o.direction = dir;
+      auto outs = b.lstm(b.input("x", {f32, {T, B, I}}),
+                         b.constant({f32, {D, 4 * H, I}}, values(D * 4 * H * I, 0.5f, 2)),
+                         b.constant({f32, {D, 4 * H, H}}, values(D * 4 * H * H, 0.5f, 3)), T, H, o);
+      MLLstmCellOptions co;
+      co.peepholeWeight = b.constant({f32, {3 * H}}, values(3 * H, 0.8f, 7));
+      auto cell = b.lstmCell(b.input("xc", {f32, {B, I}}),
+                             b.constant({f32, {4 * H, I}}, values(4 * H * I, 0.5f, 8)),
+                             b.constant({f32, {4 * H, H}}, values(4 * H * H, 0.5f, 9)),
+                             b.constant({f32, {B, H}}, values(B * H, 0.5f, 10)),
+                             b.constant({f32, {B, H}}, values(B * H, 1.0f, 11)), H, co);
+      return b.build(
+          {{"h", outs[0]}, {"c", outs[1]}, {"y", outs[2]}, {"ch", cell[0]}, {"cc", cell[1]}});
+    };
+    MLContext ref = testing::ref_context();
+    MLGraph gr = build(ref), go = build(context_);
+    const std::map<std::string, std::vector<std::byte>> inputs{{"x", values(T * B * I, 1.0f, 1)},
+                                                               {"xc", values(B * I, 1.0f, 12)}};
+    auto expected = testing::run_graph(ref, gr, inputs);
+    auto got = testing::run_graph(context_, go, inputs);
+    for (const auto& [name, bytes] : expected) {
+      const auto want = as<float>(bytes), have = as<float>(got.at(name));
+      ASSERT_EQ(want.size(), have.size()) << name;
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(have[i], want[i], 1e-5) << name << "[" << i << "] direction " << D;
+    }
+  }
 }
 
 TEST_F(OrtBackend, ManyThreadsGiveTheSameResult) {
