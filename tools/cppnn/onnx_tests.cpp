@@ -19,6 +19,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/webnn.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/json_file.h"
 #include "tools/cppnn/progress.h"
 
 namespace cppnn::tool {
@@ -253,22 +254,7 @@ void write_report(const fs::path& path, const std::string& backend, const std::s
     list.push_back(std::move(j));
   }
   report["cases"] = std::move(list);
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (ec) throw RunnerError("cannot create " + path.parent_path().string() + ": " + ec.message());
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw RunnerError("cannot write " + tmp.string());
-    out << report.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
-    if (!out.flush()) throw RunnerError("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw RunnerError("cannot write " + path.string());
-  }
+  if (auto error = write_json_atomically(path, report)) throw RunnerError(*error);
 }
 
 fs::path report_path(const Args& a, const std::string& backend) {

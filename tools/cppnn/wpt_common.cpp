@@ -13,6 +13,7 @@
 
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"
+#include "tools/cppnn/json_file.h"
 
 #ifndef CPPNN_SOURCE_DIR
 #define CPPNN_SOURCE_DIR "."
@@ -248,22 +249,7 @@ void write_report(const fs::path& path, const ReportHeader& header,
   }
   report["cases"] = std::move(list);
 
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (ec) throw RunnerError("cannot create " + path.parent_path().string() + ": " + ec.message());
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw RunnerError("cannot write " + tmp.string());
-    // Invalid UTF-8 in a message is replaced rather than thrown on.
-    out << report.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
-    if (!out.flush()) throw RunnerError("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec)
-    throw RunnerError("cannot rename " + tmp.string() + " to " + path.string() + ": " +
-                      ec.message());
+  if (auto error = write_json_atomically(path, report)) throw RunnerError(*error);
 }
 
 // ---- recorded arguments -------------------------------------------------------------------------

@@ -188,6 +188,33 @@ std::vector<int> lstm_order(MLLstmWeightLayout layout) {
                                              : std::vector<int>{0, 3, 1, 2};
 }
 
+// The fields every network (gru, lstm) shares: type, hidden size, direction, x, W, R.
+RnnNode network_node(Emitter& e, const Operation& op, uint32_t hidden,
+                     MLRecurrentNetworkDirection direction) {
+  RnnNode n;
+  n.type = e.type(op.inputs[0]);
+  n.hidden = hidden;
+  n.dirs = direction == MLRecurrentNetworkDirection::kBoth ? 2 : 1;
+  n.direction = direction_name(direction);
+  n.x = in(e, op, 0);
+  n.w = in(e, op, 1);
+  n.r = in(e, op, 2);
+  return n;
+}
+
+// The fields every cell (gruCell, lstmCell) shares: type, hidden size, and x, W, R, h0 with a
+// leading 1.
+RnnNode cell_node(Emitter& e, const Operation& op, uint32_t hidden) {
+  RnnNode n;
+  n.type = e.type(op.inputs[0]);
+  n.hidden = hidden;
+  n.x = unsqueeze0(e, in(e, op, 0));
+  n.w = unsqueeze0(e, in(e, op, 1));
+  n.r = unsqueeze0(e, in(e, op, 2));
+  n.h0 = unsqueeze0(e, in(e, op, 3));
+  return n;
+}
+
 const std::vector<Act> kGruDefaults{Act::kSigmoid, Act::kTanh};
 const std::vector<Act> kLstmDefaults{Act::kSigmoid, Act::kTanh, Act::kTanh};
 
@@ -196,14 +223,7 @@ const std::vector<Act> kLstmDefaults{Act::kSigmoid, Act::kTanh, Act::kTanh};
 // gru (row 53): outputs [hidden [D,B,H], sequence [steps,D,B,H] with returnSequence].
 void lower_gru(Emitter& e, const Operation& op, const AttrsOf<OpType::kGru>& attrs) {
   const MLGruOptions& o = attrs.options;
-  RnnNode n;
-  n.type = e.type(op.inputs[0]);
-  n.hidden = attrs.params.hiddenSize;
-  n.dirs = o.direction == MLRecurrentNetworkDirection::kBoth ? 2 : 1;
-  n.direction = direction_name(o.direction);
-  n.x = in(e, op, 0);
-  n.w = in(e, op, 1);
-  n.r = in(e, op, 2);
+  RnnNode n = network_node(e, op, attrs.params.hiddenSize, o.direction);
   n.bias = in(e, op, 3);
   n.rbias = in(e, op, 4);
   n.h0 = in(e, op, 5);
@@ -216,13 +236,7 @@ void lower_gru(Emitter& e, const Operation& op, const AttrsOf<OpType::kGru>& att
 // gruCell (row 54): one forward GRU step on [B,I] from hiddenState [B,H]; output [B,H].
 void lower_gruCell(Emitter& e, const Operation& op, const AttrsOf<OpType::kGruCell>& attrs) {
   const MLGruCellOptions& o = attrs.options;
-  RnnNode n;
-  n.type = e.type(op.inputs[0]);
-  n.hidden = attrs.params.hiddenSize;
-  n.x = unsqueeze0(e, in(e, op, 0));
-  n.w = unsqueeze0(e, in(e, op, 1));
-  n.r = unsqueeze0(e, in(e, op, 2));
-  n.h0 = unsqueeze0(e, in(e, op, 3));
+  RnnNode n = cell_node(e, op, attrs.params.hiddenSize);
   n.bias = unsqueeze0(e, in(e, op, 4));
   n.rbias = unsqueeze0(e, in(e, op, 5));
   n.activations = o.activations.value_or({});
@@ -236,14 +250,7 @@ void lower_gruCell(Emitter& e, const Operation& op, const AttrsOf<OpType::kGruCe
 // returnSequence].
 void lower_lstm(Emitter& e, const Operation& op, const AttrsOf<OpType::kLstm>& attrs) {
   const MLLstmOptions& o = attrs.options;
-  RnnNode n;
-  n.type = e.type(op.inputs[0]);
-  n.hidden = attrs.params.hiddenSize;
-  n.dirs = o.direction == MLRecurrentNetworkDirection::kBoth ? 2 : 1;
-  n.direction = direction_name(o.direction);
-  n.x = in(e, op, 0);
-  n.w = in(e, op, 1);
-  n.r = in(e, op, 2);
+  RnnNode n = network_node(e, op, attrs.params.hiddenSize, o.direction);
   n.bias = in(e, op, 3);
   n.rbias = in(e, op, 4);
   n.peephole = in(e, op, 5);
@@ -263,13 +270,7 @@ void lower_lstm(Emitter& e, const Operation& op, const AttrsOf<OpType::kLstm>& a
 // outputs [hidden [B,H], cell [B,H]].
 void lower_lstmCell(Emitter& e, const Operation& op, const AttrsOf<OpType::kLstmCell>& attrs) {
   const MLLstmCellOptions& o = attrs.options;
-  RnnNode n;
-  n.type = e.type(op.inputs[0]);
-  n.hidden = attrs.params.hiddenSize;
-  n.x = unsqueeze0(e, in(e, op, 0));
-  n.w = unsqueeze0(e, in(e, op, 1));
-  n.r = unsqueeze0(e, in(e, op, 2));
-  n.h0 = unsqueeze0(e, in(e, op, 3));
+  RnnNode n = cell_node(e, op, attrs.params.hiddenSize);
   n.c0 = unsqueeze0(e, in(e, op, 4));
   n.bias = unsqueeze0(e, in(e, op, 5));
   n.rbias = unsqueeze0(e, in(e, op, 6));

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"
@@ -62,6 +63,23 @@ int64_t element_as_int64(MLOperandDataType t, const std::byte* p) {
   }
 }
 
+// Values of `type` cast by the spec's cast algorithm (MLNumber), one per element of `shape`.
+template <class V>
+HostTensor of_numbers(const std::vector<V>& values, std::vector<uint32_t> shape,
+                      MLOperandDataType type) {
+  MLOperandDescriptor desc{type, std::move(shape)};
+  if (element_count(desc.shape) != values.size())
+    throw OperationError("host tensor: element count does not match the shape");
+  const size_t size = element_size(type);
+  std::vector<std::byte> bytes(values.size() * size);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const MLNumber n = std::is_integral_v<V> ? MLNumber(static_cast<long long>(values[i]))
+                                             : MLNumber(static_cast<double>(values[i]));
+    n.cast_to_bytes(type, bytes.data() + i * size);
+  }
+  return HostTensor::of_bytes(desc, std::move(bytes));
+}
+
 }  // namespace
 
 size_t element_size(MLOperandDataType type) {
@@ -92,30 +110,12 @@ std::vector<double> HostTensor::to_double() const {
 
 HostTensor HostTensor::of_int64(const std::vector<int64_t>& values, std::vector<uint32_t> shape,
                                 MLOperandDataType type) {
-  HostTensor t;
-  t.desc = {type, std::move(shape)};
-  if (t.elements() != values.size())
-    throw OperationError("host tensor: element count does not match the shape");
-  const size_t size = element_size(type);
-  std::vector<std::byte> bytes(values.size() * size);
-  for (size_t i = 0; i < values.size(); ++i)
-    MLNumber(static_cast<long long>(values[i])).cast_to_bytes(type, bytes.data() + i * size);
-  t.data = ConstantData::owned(std::move(bytes));
-  return t;
+  return of_numbers(values, std::move(shape), type);
 }
 
 HostTensor HostTensor::of_double(const std::vector<double>& values, std::vector<uint32_t> shape,
                                  MLOperandDataType type) {
-  HostTensor t;
-  t.desc = {type, std::move(shape)};
-  if (t.elements() != values.size())
-    throw OperationError("host tensor: element count does not match the shape");
-  const size_t size = element_size(type);
-  std::vector<std::byte> bytes(values.size() * size);
-  for (size_t i = 0; i < values.size(); ++i)
-    MLNumber(values[i]).cast_to_bytes(type, bytes.data() + i * size);
-  t.data = ConstantData::owned(std::move(bytes));
-  return t;
+  return of_numbers(values, std::move(shape), type);
 }
 
 HostTensor HostTensor::of_bytes(const MLOperandDescriptor& desc, std::vector<std::byte> bytes) {
