@@ -87,7 +87,7 @@ class MLGraphBuilder {
                            const MLOperand& recurrentWeight, const MLOperand& hiddenState, \
                            const MLOperand& cellState, uint32_t hiddenSize,                \
                            const O& options = {});
-#define CPPNN_OP(E, m, S, O) CPPNN_DECL_##S(m, O)
+#define CPPNN_OP(E, m, S, O, F) CPPNN_DECL_##S(m, O)
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 

@@ -20,7 +20,11 @@
 namespace cppnn {
 
 // Where an operand comes from.
-enum class OperandKind : uint8_t { kInput, kConstant, kOutput /* produced by an operation */ };
+enum class OperandKind : uint8_t {
+  kInput,
+  kConstant,
+  kOperationResult,  // produced by an operation (a graph output or an intermediate)
+};
 
 // Bytes of a constant: either owned by this object or a view into a buffer that `keep_alive`
 // holds (a mapped weight file, an MLTensor's storage). Immutable once made.
@@ -48,11 +52,11 @@ class ConstantData {
 // One operand of a graph.
 struct OperandInfo {
   MLOperandDescriptor descriptor;
-  OperandKind kind = OperandKind::kOutput;
+  OperandKind kind = OperandKind::kOperationResult;
   // The input name (inputs); for constants and operation outputs the value's name in a graph
   // file, empty when unnamed (cppnn extension: set by the file loaders, kept for printing).
   std::string name;
-  uint32_t producer = 0;  // operation index (kOutput) or constant index (kConstant)
+  uint32_t producer = 0;  // operation index (kOperationResult) or constant index (kConstant)
   // Inputs only (cppnn extension, format v2 `dyn("batch", 8)`): per dimension the name of a
   // dynamic dimension, empty for a static one; the descriptor's shape holds its maximum. Empty
   // when every dimension is static.
@@ -67,11 +71,21 @@ struct OperandInfo {
 // list for concat), then the operand-valued options in the order of the options struct's fields
 // (kNoOperand where an optional operand is absent). `outputs` holds 1 operand, or several for
 // split, gru, lstm and lstmCell.
+// An activation fused into the operation before it (cppnn extension, set only by the fusion pass
+// for backends that opt in, src/passes/fusion.h): an elementwise op (relu, clamp, sigmoid, ...)
+// with its attributes, applied to the operation's single output in place.
+struct FusedActivation {
+  OpType type = OpType::kRelu;
+  OpAttributes attrs;
+};
+
 struct Operation {
   OpType type = OpType::kIdentity;
   std::vector<OperandId> inputs;
   std::vector<OperandId> outputs;
   OpAttributes attrs;
+  // Activations applied to outputs[0] after the op, in order (empty unless fused by a pass).
+  std::vector<FusedActivation> activations;
   const std::string& label() const { return label_of(attrs); }
 };
 
@@ -90,8 +104,9 @@ class Graph {
   const ConstantData& constant(OperandId id) const;
 
   // A copy holding only what `outputs` reach (operations, constants, inputs), with operand ids
-  // renumbered densely in the original order.
-  Graph pruned() const;
+  // renumbered densely in the original order. `keep_unused_inputs` keeps every input (the passes
+  // keep a graph's inputs as they are).
+  Graph pruned(bool keep_unused_inputs = false) const;
   // A stable 64-bit content hash of structure, descriptors, attributes and constant bytes (the
   // same graph always hashes the same, across runs and machines).
   uint64_t content_hash() const;

@@ -1,6 +1,6 @@
 // ONNX export (cppnn extension): a graph as an ONNX model (opset 17, IR 8) that ONNX Runtime and
 // the ONNX checker accept on their own. The conversion keeps WebNN semantics exactly (see
-// src/convert/onnx/lower.h) and is deterministic.
+// src/export/onnx/lower.h) and is deterministic.
 #pragma once
 
 #include <cstdint>

@@ -15,13 +15,13 @@ namespace cppnn {
 
 // One enumerator per builder operation, in ops.def order.
 enum class OpType : uint8_t {
-#define CPPNN_OP(E, m, S, O) k##E,
+#define CPPNN_OP(E, m, S, O, F) k##E,
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 };
 
 inline constexpr size_t kOpCount = 0
-#define CPPNN_OP(E, m, S, O) +1
+#define CPPNN_OP(E, m, S, O, F) +1
 #include "cppnn/ops.def"
 #undef CPPNN_OP
     ;
@@ -127,7 +127,7 @@ struct OpAttrs {
 // Per-op info from ops.def: OpInfo<OpType::kX>::Signature, ::Options, ::Attrs.
 template <OpType T>
 struct OpInfo;
-#define CPPNN_OP(E, m, S, O)                                   \
+#define CPPNN_OP(E, m, S, O, F)                                   \
   template <>                                                  \
   struct OpInfo<OpType::k##E> {                                \
     using Signature = sig::S;                                  \
@@ -141,7 +141,7 @@ struct OpInfo;
 // The attributes of any op: a variant indexed by OpType (index i holds OpInfo<OpType(i)>::Attrs;
 // several ops share a type, so access by index, see attrs_of()).
 using OpAttributes = std::variant<
-#define CPPNN_OP(E, m, S, O) OpInfo<OpType::k##E>::Attrs,
+#define CPPNN_OP(E, m, S, O, F) OpInfo<OpType::k##E>::Attrs,
 #include "cppnn/ops.def"
 #undef CPPNN_OP
     std::monostate>;

@@ -8,6 +8,9 @@
 #include "src/api/states.h"
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
+#include "src/ops/role_check.h"
+#include "src/passes/context_limits.h"
+#include "src/passes/pipeline.h"
 #include "src/ops/shape_utils.h"
 
 namespace cppnn {
@@ -43,46 +46,21 @@ std::string role_name(const OpLimits& limits, size_t i, bool list) {
                                   : "operand " + std::to_string(i);
 }
 
-std::string allowed_types(DataTypeMask m) {
-  std::string s;
-  for (int i = 0; i < kAllDataTypeCount; ++i) {
-    auto t = static_cast<MLOperandDataType>(i);
-    if (mask_has(m, t)) s += (s.empty() ? "" : ", ") + std::string(data_type_name(t));
-  }
-  return s;
+// " by the minimal backend": how messages about a context's narrower limits name it.
+std::string by_backend(const detail::ContextState& ctx) {
+  return " by the " + std::string(ctx.backend ? ctx.backend->name() : "pass") + " backend";
 }
 
-// The generic data type and rank checks of the op's roles (op_limits.h).
-Status check_roles(const OpLimits& limits, std::span<const MLOperandDescriptor* const> descs,
-                   bool list) {
-  for (size_t i = 0; i < descs.size(); ++i) {
-    const MLOperandDescriptor* d = descs[i];
-    if (!d) continue;
-    const RoleLimits& r = limits.inputs[list ? 0 : i];
-    std::string name = role_name(limits, i, list);
-    if (r.allowed != 0 && !mask_has(r.allowed, d->dataType))
-      return type_error(name, " data type ", data_type_name(d->dataType),
-                        " is not supported (allowed: ", allowed_types(r.allowed), ")");
-    if (r.same_as >= 0) {
-      const MLOperandDescriptor* other = descs[static_cast<size_t>(r.same_as)];
-      if (other && other->dataType != d->dataType)
-        return type_error(name, " data type ", data_type_name(d->dataType), " must match ",
-                          limits.inputs[static_cast<size_t>(r.same_as)].name, " data type ",
-                          data_type_name(other->dataType));
-    }
-    if (list && i > 0 && d->dataType != descs[0]->dataType)
-      return type_error(name, " data type ", data_type_name(d->dataType),
-                        " must match inputs[0] data type ", data_type_name(descs[0]->dataType));
-    size_t rank = d->shape.size();
-    if (rank < r.min_rank || (r.max_rank != kRankN && rank > r.max_rank)) {
-      std::string range = r.max_rank == kRankN ? std::to_string(r.min_rank) + " or more"
-                          : r.min_rank == r.max_rank
-                              ? std::to_string(r.min_rank)
-                              : std::to_string(r.min_rank) + " to " + std::to_string(r.max_rank);
-      return type_error(name, " rank ", rank, " is not supported (allowed: ", range, ")");
-    }
-  }
-  return Ok{};
+// The context's input/constant data types (MLOpSupportLimits input and constant).
+void check_tensor_type(const detail::ContextState& ctx, const MLOperandDescriptor& d,
+                       const char* method) {
+  const passes::ContextLimits* cl = ctx.limits.get();
+  // int4/uint4 are storage types outside MLOpSupportLimits' tensor lists: the roles of the ops
+  // reading them (dequantizeLinear, ...) decide.
+  if (cl && is_spec_data_type(d.dataType) && !mask_has(cl->tensor_types, d.dataType))
+    throw TypeError(std::string(method) + ": data type " + std::string(data_type_name(d.dataType)) +
+                    " is not supported" + by_backend(ctx) + " (supported: " +
+                    data_type_list(cl->tensor_types) + ")");
 }
 
 }  // namespace
@@ -121,6 +99,7 @@ MLOperand MLGraphBuilder::input(const std::string& name, const MLOperandDescript
   if (!state_->can_build()) throw InvalidStateError("input: the builder can no longer build");
   if (name.empty()) throw TypeError("input: the name is empty");
   if (auto s = check_dimensions(descriptor, "input \"" + name + "\""); !s) fail("input", s.error());
+  check_tensor_type(*state_->context, descriptor, "input");
   Graph& g = state_->graph;
   OperandId id{static_cast<uint32_t>(g.operands.size())};
   g.operands.push_back({descriptor, OperandKind::kInput, name, 0});
@@ -133,6 +112,7 @@ namespace {
 // Appends a constant operand holding `data` to the builder's graph.
 MLOperand add_constant(const std::shared_ptr<detail::BuilderState>& st,
                        const MLOperandDescriptor& descriptor, ConstantData data) {
+  check_tensor_type(*st->context, descriptor, "constant");
   Graph& g = st->graph;
   OperandId id{static_cast<uint32_t>(g.operands.size())};
   g.operands.push_back(
@@ -232,12 +212,20 @@ std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOpe
     ids[i] = o.id();
     descs[i] = &st.graph.descriptor(o.id());
   }
-  if (auto s = check_roles(limits, descs, list); !s) fail(prefix, s.error());
+  if (auto s = check_input_roles(limits, descs, list); !s) fail(prefix, s.error());
   auto outputs = infer_op(type, InferInput{descs}, attrs);
   if (!outputs) fail(prefix, outputs.error());
   for (size_t i = 0; i < outputs->size(); ++i) {
     std::string what = outputs->size() == 1 ? "output" : "output " + std::to_string(i);
     if (auto s = check_dimensions((*outputs)[i], what); !s) fail(prefix, s.error());
+  }
+  // The context's own limits (opSupportLimits()): what its backend runs, natively or decomposed.
+  if (const passes::ContextLimits* cl = st.context->limits.get()) {
+    const std::string whose = by_backend(*st.context);
+    if (!cl->supported(type))
+      throw TypeError(prefix + ": the operator is not supported" + whose);
+    if (auto s = check_input_roles(cl->op(type), descs, list, whose); !s) fail(prefix, s.error());
+    if (auto s = check_output_roles(cl->op(type), *outputs, whose); !s) fail(prefix, s.error());
   }
 
   Graph& g = st.graph;
@@ -249,7 +237,7 @@ std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOpe
   const auto op_index = static_cast<uint32_t>(g.operations.size());
   for (auto& d : *outputs) {
     OperandId id{static_cast<uint32_t>(g.operands.size())};
-    g.operands.push_back({std::move(d), OperandKind::kOutput, {}, op_index});
+    g.operands.push_back({std::move(d), OperandKind::kOperationResult, {}, op_index});
     op.outputs.push_back(id);
     result.push_back(MLOperand(state_, id));
   }
@@ -271,7 +259,7 @@ Graph pruned_outputs_graph(const std::shared_ptr<detail::BuilderState>& state,
     if (operand.is_null() || operand.builder_state() != state)
       throw TypeError(method + ": output \"" + name + "\" belongs to another builder");
     const OperandInfo& info = st.graph.operand(operand.id());
-    if (info.kind != OperandKind::kOutput)
+    if (info.kind != OperandKind::kOperationResult)
       throw TypeError(method + ": output \"" + name + "\" is a graph " +
                       (info.kind == OperandKind::kInput ? "input" : "constant") +
                       "; outputs must be produced by an operation (use identity())");
@@ -324,7 +312,8 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
     // Convert and compile on the context's timeline.
     std::lock_guard<std::mutex> timeline(ctx.timeline);
     if (ctx.is_lost()) throw InvalidStateError("build: the context was lost while building");
-    gs->compiled = ctx.backend->compile(gs->graph);
+    // The backend's pipeline (decomposition, ...) rewrites what it does not run natively.
+    gs->compiled = ctx.backend->compile(passes::prepare_graph(ctx.backend->descriptor(), gs->graph));
   }
   // Register the graph so that losing the context destroys it (§4); a loss that came first wins.
   std::lock_guard<std::mutex> lock(ctx.mu);

@@ -92,7 +92,7 @@ OpAttributes make_attrs(typename AttrsOf<T>::Params params, const typename Attrs
     return record(OpType::k##E, ops, make_attrs<OpType::k##E>({hiddenSize}, options));   \
   }
 
-#define CPPNN_OP(E, m, S, O) CPPNN_IMPL_##S(E, m, O)
+#define CPPNN_OP(E, m, S, O, F) CPPNN_IMPL_##S(E, m, O)
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 

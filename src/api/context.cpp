@@ -62,7 +62,7 @@ const detail::TensorState& usable_tensor(const detail::ContextState& ctx, const 
 // Checks one side (inputs or outputs) of a dispatch against the graph's descriptors and collects
 // the tensors' data pointers in graph order.
 template <class Ptr>
-void bind(const detail::ContextState& ctx, const std::vector<std::string>& names,
+void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string>& names,
           const std::map<std::string, MLOperandDescriptor>& descs, const MLNamedTensors& tensors,
           const char* side, std::vector<Ptr>& out, std::set<const detail::TensorState*>& seen) {
   if (tensors.size() != names.size())
@@ -98,6 +98,8 @@ MLContext MLContext::create(const MLContextOptions& options) {
   auto state = std::make_shared<detail::ContextState>();
   state->options = options;
   state->backend = select_backend(options);
+  state->limits = std::make_shared<const passes::ContextLimits>(
+      passes::compute_context_limits(state->backend->descriptor()));
   state->accelerated = false;  // every compiled-in backend runs on the CPU
   return MLContext(std::move(state));
 }
@@ -109,7 +111,7 @@ std::string MLContext::backend() const {
   return std::string(state_->backend->name());
 }
 MLOpSupportLimits MLContext::opSupportLimits() const {
-  return state_->backend->support_limits();
+  return state_->limits->support_limits();
 }
 
 MLTensor MLContext::createTensor(const MLTensorDescriptor& descriptor) {
@@ -217,8 +219,8 @@ void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
   std::set<const detail::TensorState*> seen;
   std::vector<const std::byte*> in;
   std::vector<std::byte*> out;
-  bind(*state_, g.input_names, g.inputs, inputs, "inputs", in, seen);
-  bind(*state_, g.output_names, g.outputs, outputs, "outputs", out, seen);
+  bind_tensors(*state_, g.input_names, g.inputs, inputs, "inputs", in, seen);
+  bind_tensors(*state_, g.output_names, g.outputs, outputs, "outputs", out, seen);
   g.compiled->execute(in, out);
 }
 

@@ -13,6 +13,7 @@
 #include "cppnn/context.h"
 #include "cppnn/graph_model.h"
 #include "src/backends/backend.h"
+#include "src/passes/context_limits.h"
 
 namespace cppnn::detail {
 
@@ -24,6 +25,9 @@ struct GraphState;
 struct ContextState {
   MLContextOptions options;
   std::unique_ptr<Backend> backend;
+  // What the backend runs, natively or decomposed (null for the passes' own builders: the spec's
+  // limits only).
+  std::shared_ptr<const passes::ContextLimits> limits;
   bool accelerated = false;
 
   std::mutex timeline;  // serialises the timeline steps of this context

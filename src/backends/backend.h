@@ -1,5 +1,7 @@
-// The backend contract: a backend compiles a graph once at build(); dispatch only binds pointers
-// and runs. Shared code (src/api/) validates everything before calling a backend.
+// The backend contract: a backend declares what it runs natively (BackendDescriptor, data), and
+// compiles a graph once at build(); dispatch only binds pointers and runs. Shared code
+// (src/api/) validates every call and binding against the context's limits, and the shared
+// passes (src/passes/) rewrite the graph into what the backend runs natively before compile().
 #pragma once
 
 #include <cstddef>
@@ -8,7 +10,7 @@
 #include <string_view>
 
 #include "cppnn/graph_model.h"
-#include "cppnn/support_limits.h"
+#include "src/backends/backend_descriptor.h"
 
 namespace cppnn {
 
@@ -27,10 +29,12 @@ class CompiledGraph {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;
-  // What this backend supports (MLContext::opSupportLimits()).
-  virtual MLOpSupportLimits support_limits() const = 0;
-  // Converts and compiles `graph` (pruned, immutable). Throws OperationError on failure.
+  // What this backend runs natively, its layout and the passes it wants (one object per backend,
+  // alive as long as the backend).
+  virtual const BackendDescriptor& descriptor() const = 0;
+  std::string_view name() const { return descriptor().name; }
+  // Compiles `graph`, already rewritten by the passes of descriptor().passes so that every
+  // operation runs natively (passes::prepare_graph). Throws OperationError on failure.
   virtual std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) = 0;
 };
 

@@ -1,38 +1,49 @@
 #include "src/backends/selection.h"
 
 #include <cstdlib>
-#include <functional>
+#include <mutex>
 
 #include "cppnn/errors.h"
-#include "src/backends/reference/reference_backend.h"
-#ifdef CPPNN_HAVE_ORT
-#include "src/backends/ort/ort_backend.h"
-#endif
 
 namespace cppnn {
+
+// The factories of the compiled-in backends (each defined in its folder).
+#define CPPNN_BACKEND(name, factory, condition, test_only) \
+  std::unique_ptr<Backend> factory(const MLContextOptions& options);
+#include "cppnn_compiled_backends.inc"
+#undef CPPNN_BACKEND
+
 namespace {
 
 struct BackendEntry {
-  const char* name;
-  std::function<std::unique_ptr<Backend>(const MLContextOptions&)> make;
+  std::string name;
+  BackendFactory make;
+  bool test_only = false;
 };
 
-// Every compiled-in backend, in order of preference (the first is the default).
-const std::vector<BackendEntry>& registry() {
-  static const std::vector<BackendEntry> kBackends = {
-#ifdef CPPNN_HAVE_ORT
-      {"ort", [](const MLContextOptions& o) { return make_ort_backend(o); }},
-#endif
-      {"reference", [](const MLContextOptions&) { return make_reference_backend(); }},
+// Every compiled-in backend, in order of preference, then the registered test backends.
+struct Registry {
+  std::mutex mu;
+  std::vector<BackendEntry> entries = {
+#define CPPNN_BACKEND(name, factory, condition, test_only) {#name, &factory, test_only != 0},
+#include "cppnn_compiled_backends.inc"
+#undef CPPNN_BACKEND
   };
-  return kBackends;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
 }
 
 }  // namespace
 
-std::vector<std::string> compiled_backends() {
+std::vector<std::string> compiled_backends(bool with_test_only) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
   std::vector<std::string> names;
-  for (const auto& e : registry()) names.emplace_back(e.name);
+  for (const auto& e : r.entries)
+    if (with_test_only || !e.test_only) names.push_back(e.name);
   return names;
 }
 
@@ -41,16 +52,42 @@ std::unique_ptr<Backend> select_backend(const MLContextOptions& options) {
   if (requested.empty()) {
     if (const char* env = std::getenv("CPPNN_BACKEND")) requested = env;
   }
-  // The hints (powerPreference, accelerated) only rank backends; every backend here is a CPU
-  // backend, so the first one fits any hint.
-  if (requested.empty()) return registry().front().make(options);
+  Registry& r = registry();
+  BackendFactory make;
   std::string list;
-  for (const auto& e : registry()) {
-    if (requested == e.name) return e.make(options);
-    list += (list.empty() ? "" : ", ") + std::string(e.name);
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& e : r.entries) {
+      // The hints (powerPreference, accelerated) only rank backends; every backend here is a
+      // CPU backend, so the first one fits any hint.
+      if (requested.empty() ? !e.test_only : requested == e.name) {
+        make = e.make;
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + e.name;
+    }
+    if (!make) {
+      list.clear();
+      for (const auto& e : r.entries) list += (list.empty() ? "" : ", ") + e.name;
+    }
   }
-  throw NotSupportedError("createContext: backend \"" + requested +
-                          "\" is not compiled in (available: " + list + ")");
+  if (!make)
+    throw NotSupportedError("createContext: backend \"" + requested +
+                            "\" is not compiled in (available: " + list + ")");
+  return make(options);
+}
+
+ScopedTestBackend::ScopedTestBackend(std::string name, BackendFactory factory)
+    : name_(std::move(name)) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.entries.push_back({name_, std::move(factory), true});
+}
+
+ScopedTestBackend::~ScopedTestBackend() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::erase_if(r.entries, [&](const BackendEntry& e) { return e.name == name_; });
 }
 
 }  // namespace cppnn

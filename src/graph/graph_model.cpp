@@ -37,11 +37,13 @@ const ConstantData& Graph::constant(OperandId id) const {
   return constants.at(info.producer);
 }
 
-Graph Graph::pruned() const {
+Graph Graph::pruned(bool keep_unused_inputs) const {
   // Mark backwards from the outputs; operations are in topological order.
   std::vector<bool> live_operand(operands.size(), false);
   std::vector<bool> live_op(operations.size(), false);
   for (const auto& [name, id] : outputs) live_operand[id.value] = true;
+  if (keep_unused_inputs)
+    for (OperandId in : inputs) live_operand[in.value] = true;
   for (size_t i = operations.size(); i-- > 0;) {
     const Operation& op = operations[i];
     bool needed = false;
@@ -66,7 +68,7 @@ Graph Graph::pruned() const {
     if (info.kind == OperandKind::kConstant) {
       g.constants.push_back(constants[info.producer]);
       info.producer = static_cast<uint32_t>(g.constants.size() - 1);
-    } else if (info.kind == OperandKind::kOutput) {
+    } else if (info.kind == OperandKind::kOperationResult) {
       info.producer = op_remap[info.producer];
     }
     g.operands.push_back(std::move(info));

@@ -9,13 +9,13 @@ namespace cppnn {
 namespace {
 
 constexpr std::array<std::string_view, kOpCount> kOpNames = {
-#define CPPNN_OP(E, m, S, O) #m,
+#define CPPNN_OP(E, m, S, O, F) #m,
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 };
 
 const std::array<const OpLimits*, kOpCount> kOpLimits = {
-#define CPPNN_OP(E, m, S, O) &limits_##m,
+#define CPPNN_OP(E, m, S, O, F) &limits_##m,
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 };
@@ -42,7 +42,7 @@ const OpLimits& op_limits(OpType t) {
 
 Result<OutputDescs> infer_op(OpType t, const InferInput& in, const OpAttributes& attrs) {
   switch (t) {
-#define CPPNN_OP(E, m, S, O) \
+#define CPPNN_OP(E, m, S, O, F) \
   case OpType::k##E:         \
     return infer_##m(in, attrs_of<OpType::k##E>(attrs));
 #include "cppnn/ops.def"

@@ -34,26 +34,40 @@ void json_tensor_limits(std::ostringstream& os, const MLTensorLimits& l) {
 
 }  // namespace
 
-MLOpSupportLimits spec_support_limits() {
+MLOpSupportLimits make_support_limits(std::span<const OpLimits* const> per_op,
+                                      MLInputOperandLayout layout, uint64_t max_tensor_bytes,
+                                      DataTypeMask tensor_types) {
   MLOpSupportLimits s;
-  s.preferredInputLayout = MLInputOperandLayout::kNchw;
-  s.maxTensorByteLength = kMaxTensorByteLength;
-  MLTensorLimits any{types_of(dt::kAny), {0, kMaxRank}};
-  s.input = any;
-  s.constant = any;
-  s.output = any;
+  s.preferredInputLayout = layout;
+  s.maxTensorByteLength = max_tensor_bytes;
+  MLTensorLimits tensors{types_of(tensor_types), {0, kMaxRank}};
+  s.input = tensors;
+  s.constant = tensors;
+  s.output = tensors;
   for (size_t i = 0; i < kOpCount; ++i) {
     auto t = static_cast<OpType>(i);
-    const OpLimits& l = op_limits(t);
+    const OpLimits& spec = op_limits(t);
     MLOpLimits ol;
     ol.op = t;
-    for (const auto& r : l.inputs)
-      ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
-    for (const auto& r : l.outputs)
-      ol.roles.emplace_back(std::string(r.name), tensor_limits(r, l.inputs));
+    // An unsupported op keeps its members, with no data types.
+    const OpLimits* l = per_op[i];
+    auto add = [&](const RoleLimits& r, const RoleLimits* have) {
+      ol.roles.emplace_back(std::string(r.name), have ? tensor_limits(*have, l->inputs)
+                                                      : MLTensorLimits{{}, {0, 0}});
+    };
+    for (size_t k = 0; k < spec.inputs.size(); ++k)
+      add(spec.inputs[k], l && k < l->inputs.size() ? &l->inputs[k] : nullptr);
+    for (size_t k = 0; k < spec.outputs.size(); ++k)
+      add(spec.outputs[k], l && k < l->outputs.size() ? &l->outputs[k] : nullptr);
     s.operators.push_back(std::move(ol));
   }
   return s;
+}
+
+MLOpSupportLimits spec_support_limits() {
+  std::vector<const OpLimits*> per_op;
+  for (size_t i = 0; i < kOpCount; ++i) per_op.push_back(&op_limits(static_cast<OpType>(i)));
+  return make_support_limits(per_op, MLInputOperandLayout::kNchw, kMaxTensorByteLength, dt::kAny);
 }
 
 const MLTensorLimits& MLOpLimits::operator[](std::string_view role) const {

@@ -35,7 +35,7 @@ struct InferInput {
   }
 };
 
-#define CPPNN_OP(E, m, S, O) \
+#define CPPNN_OP(E, m, S, O, F) \
   Result<OutputDescs> infer_##m(const InferInput& in, const AttrsOf<OpType::k##E>& attrs);
 #include "cppnn/ops.def"
 #undef CPPNN_OP

@@ -64,7 +64,7 @@ struct OpLimits {
 // The limits of an op (from its family file's limits_<method>).
 const OpLimits& op_limits(OpType t);
 
-#define CPPNN_OP(E, m, S, O) extern const OpLimits limits_##m;
+#define CPPNN_OP(E, m, S, O, F) extern const OpLimits limits_##m;
 #include "cppnn/ops.def"
 #undef CPPNN_OP
 

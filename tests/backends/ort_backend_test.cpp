@@ -9,7 +9,7 @@
 
 #include "cppnn/webnn.h"
 #include "src/backends/selection.h"
-#include "src/convert/onnx/convert.h"
+#include "src/export/onnx/convert.h"
 #include "tests/backends/run_util.h"
 
 namespace cppnn {

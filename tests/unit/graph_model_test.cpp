@@ -26,7 +26,7 @@ TEST(GraphModel, PrunedGraphIsDenseAndTopological) {
   for (size_t i = 0; i < g.operations.size(); ++i)
     for (OperandId in : g.operations[i].inputs) {
       const OperandInfo& info = g.operand(in);
-      if (info.kind == OperandKind::kOutput) {
+      if (info.kind == OperandKind::kOperationResult) {
         EXPECT_LT(info.producer, i);
       }
     }

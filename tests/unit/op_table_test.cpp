@@ -28,7 +28,7 @@ struct OpRow {
 
 std::vector<OpRow> all_ops() {
   return {
-#define CPPNN_OP(E, m, S, O) \
+#define CPPNN_OP(E, m, S, O, F) \
   {OpType::k##E, SignatureTraits<sig::S>::kOperands, operand_option_names<O>()},
 #include "cppnn/ops.def"
 #undef CPPNN_OP

@@ -84,7 +84,7 @@ int bench(const GraphArgs& a) {
     }
   }
   if (backends.empty()) backends = compiled_backends();
-  const auto known = compiled_backends();
+  const auto known = compiled_backends(/*with_test_only=*/true);
   for (const std::string& b : backends)
     if (std::find(known.begin(), known.end(), b) == known.end()) {
       std::string list;

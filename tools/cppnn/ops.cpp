@@ -49,7 +49,7 @@ std::vector<std::string> onnx_operators() {
 // Every OpType in ops.def order.
 std::vector<OpType> all_ops() {
   return {
-#define CPPNN_OP(Enum, method, Signature, Options) OpType::k##Enum,
+#define CPPNN_OP(Enum, method, Signature, Options, F) OpType::k##Enum,
 #include "cppnn/ops.def"
 #undef CPPNN_OP
   };
@@ -178,8 +178,9 @@ int run_ops(const std::vector<std::string>& args) {
     std::cerr << "Error: --markdown and --json exclude each other\n(see cppnn ops --help)\n";
     return 2;
   }
-  const std::vector<std::string> compiled = compiled_backends();
-  if (wanted.empty()) wanted = compiled;
+  // The product backends by default; a test-only one (backends.def) when named.
+  const std::vector<std::string> compiled = compiled_backends(/*with_test_only=*/true);
+  if (wanted.empty()) wanted = compiled_backends();
   try {
     std::vector<Backend> backends;
     for (const std::string& b : wanted) {

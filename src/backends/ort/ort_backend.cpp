@@ -8,8 +8,7 @@
 
 #include "cppnn/errors.h"
 #include "cppnn/int4.h"
-#include "src/convert/onnx/convert.h"
-#include "src/graph/support_limits_table.h"
+#include "src/export/onnx/convert.h"
 
 namespace cppnn {
 namespace {
@@ -177,8 +176,11 @@ class OrtGraph final : public CompiledGraph {
 class OrtBackend final : public Backend {
  public:
   explicit OrtBackend(const MLContextOptions& options) : options_(options) {}
-  std::string_view name() const override { return "ort"; }
-  MLOpSupportLimits support_limits() const override { return spec_support_limits(); }
+  // Every op through the ONNX lowering (src/export/onnx/), for every data type the spec allows.
+  const BackendDescriptor& descriptor() const override {
+    static const BackendDescriptor d = BackendDescriptor::with_all_ops("ort");
+    return d;
+  }
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
     return std::make_unique<OrtGraph>(std::move(graph), options_);
   }

@@ -1,4 +1,4 @@
-// The ONNX Runtime backend: build() converts the graph to ONNX (src/convert/onnx) and creates
+// The ONNX Runtime backend: build() converts the graph to ONNX (src/export/onnx) and creates
 // one ORT session; dispatch binds the tensors' memory as OrtValues (no copies) and runs it.
 #pragma once
 

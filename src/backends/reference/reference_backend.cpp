@@ -7,14 +7,13 @@
 
 #include "cppnn/errors.h"
 #include "src/backends/reference/kernel.h"
-#include "src/graph/support_limits_table.h"
 
 namespace cppnn {
 namespace ref {
 
 Kernel compile_kernel(const KernelContext& kc, const Operation& op) {
   switch (op.type) {
-#define CPPNN_OP(E, m, S, O) \
+#define CPPNN_OP(E, m, S, O, F) \
   case OpType::k##E:         \
     return compile_##m(kc, op, attrs_of<OpType::k##E>(op.attrs));
 #include "cppnn/ops.def"
@@ -53,7 +52,7 @@ class Plan final : public CompiledGraph {
     std::vector<size_t> offsets(g.operands.size(), 0);
     size_t arena = 0;
     for (size_t i = 0; i < g.operands.size(); ++i) {
-      if (g.operands[i].kind != OperandKind::kOutput || is_output[i]) continue;
+      if (g.operands[i].kind != OperandKind::kOperationResult || is_output[i]) continue;
       offsets[i] = arena;
       arena += (std::max<size_t>(byte_length(g.operands[i].descriptor), 1) + 63) / 64 * 64;
     }
@@ -61,10 +60,21 @@ class Plan final : public CompiledGraph {
     if (!arena_)
       throw OperationError("reference backend: cannot allocate the intermediate buffers");
     for (size_t i = 0; i < g.operands.size(); ++i)
-      if (g.operands[i].kind == OperandKind::kOutput && !is_output[i])
+      if (g.operands[i].kind == OperandKind::kOperationResult && !is_output[i])
         slots_[i] = arena_.get() + offsets[i];
     KernelContext kc{g};
-    for (const Operation& op : g.operations) kernels_.push_back(compile_kernel(kc, op));
+    for (const Operation& op : g.operations) {
+      kernels_.push_back(compile_kernel(kc, op));
+      // A fused activation (fusion pass) runs its own kernel on the output, in place.
+      for (const FusedActivation& a : op.activations) {
+        Operation act;
+        act.type = a.type;
+        act.inputs = {op.outputs.at(0)};
+        act.outputs = {op.outputs.at(0)};
+        act.attrs = a.attrs;
+        kernels_.push_back(compile_kernel(kc, act));
+      }
+    }
   }
 
   void execute(std::span<const std::byte* const> inputs,
@@ -95,10 +105,14 @@ class Plan final : public CompiledGraph {
   std::vector<Copy> copies_;
 };
 
+// Every op natively, for every data type the spec allows; no pass: the oracle runs the graph as
+// it was built.
 class ReferenceBackend final : public Backend {
  public:
-  std::string_view name() const override { return "reference"; }
-  MLOpSupportLimits support_limits() const override { return spec_support_limits(); }
+  const BackendDescriptor& descriptor() const override {
+    static const BackendDescriptor d = BackendDescriptor::with_all_ops("reference");
+    return d;
+  }
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
     return std::make_unique<Plan>(std::move(graph));
   }
@@ -107,7 +121,11 @@ class ReferenceBackend final : public Backend {
 }  // namespace
 }  // namespace ref
 
-std::unique_ptr<Backend> make_reference_backend() {
+std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph) {
+  return std::make_unique<ref::Plan>(std::move(graph));
+}
+
+std::unique_ptr<Backend> make_reference_backend(const MLContextOptions&) {
   return std::make_unique<ref::ReferenceBackend>();
 }
 

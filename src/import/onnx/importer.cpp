@@ -8,6 +8,8 @@
 #include "src/api/states.h"
 #include "src/import/onnx/op_registry.h"
 #include "src/import/onnx/tensor_proto.h"
+#include "src/passes/constant_folding.h"
+#include "src/passes/rewriter.h"
 
 namespace cppnn::onnx_import {
 namespace {
@@ -63,6 +65,16 @@ HostTensor fixed_input_value(const OnnxInputValue& fixed, MLOperandDataType type
   return t;
 }
 
+// A folded result as a host tensor (the byte length checked as HostTensor::of_bytes does).
+HostTensor folded_host_tensor(const MLOperandDescriptor& desc, ConstantData data) {
+  HostTensor t;
+  t.desc = desc;
+  if (data.size() != t.elements() * element_size(desc.dataType))
+    throw OperationError("host tensor: byte length does not match " + to_string(desc));
+  t.data = std::move(data);
+  return t;
+}
+
 }  // namespace
 
 int64_t onnx_opset_of(const onnx::ModelProto& model) {
@@ -74,11 +86,6 @@ int64_t onnx_opset_of(const onnx::ModelProto& model) {
 Importer::Importer(MLGraphBuilder& builder, const OnnxImportOptions& options,
                    std::filesystem::path base_dir)
     : builder_(builder), options_(options), base_dir_(std::move(base_dir)) {}
-
-MLContext& Importer::fold_context() {
-  if (!fold_context_) fold_context_ = MLContext::create({.backend = "reference"});
-  return *fold_context_;
-}
 
 std::string Importer::unique_name(const std::string& onnx_name) {
   const std::string base = sanitize_onnx_name(onnx_name.empty() ? "value" : onnx_name);
@@ -226,7 +233,8 @@ MLOperand Importer::materialize(Value& value) {
 }
 
 bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<Value*>& inputs) {
-  MLGraphBuilder scratch(fold_context());
+  // Recorded on a builder without a backend and evaluated by the reference kernels directly.
+  MLGraphBuilder scratch = passes::pass_builder();
   NodeContext c(*this, node, index, inputs, scratch, true);
   find_handler(node.op_type())(c);
   MLNamedOperands outs;
@@ -235,20 +243,17 @@ bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<V
     if (!out.operand) continue;
     if (byte_length(out.operand->descriptor()) > options_.foldLimitBytes) return false;
     MLOperand o = *out.operand;
-    if (info_of(o).kind != OperandKind::kOutput) o = scratch.identity(o);
+    if (info_of(o).kind != OperandKind::kOperationResult) o = scratch.identity(o);
     outs.emplace("o" + std::to_string(i), o);
   }
   if (!outs.empty()) {
-    MLContext& ctx = fold_context();
-    MLGraph graph = scratch.build(outs);
-    MLNamedTensors none, tensors;
-    for (const auto& [name, desc] : graph.outputs())
-      tensors.emplace(name, ctx.createTensor(MLTensorDescriptor::of(desc, true, false)));
-    ctx.dispatch(graph, none, tensors);
-    for (auto& [name, tensor] : tensors) {
+    const Graph graph = scratch.pruned_graph(outs);
+    std::vector<ConstantData> values = passes::evaluate_constant_graph(graph);
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      const auto& [name, id] = graph.outputs[k];
       const size_t i = std::stoul(name.substr(1));
       c.outputs()[i].operand.reset();
-      c.outputs()[i].host = HostTensor::of_bytes(tensor.descriptor(), ctx.readTensor(tensor));
+      c.outputs()[i].host = folded_host_tensor(graph.descriptor(id), std::move(values[k]));
     }
   }
   store_outputs(node, c);
@@ -276,7 +281,7 @@ void Importer::store_outputs(const onnx::NodeProto& node, NodeContext& c) {
       }
       if (deps.size() <= 8) v->depends_on.assign(deps.begin(), deps.end());
       OperandInfo& info = info_of(*out.operand);
-      if (info.kind == OperandKind::kOutput && info.name.empty()) {
+      if (info.kind == OperandKind::kOperationResult && info.name.empty()) {
         auto reserved = output_names_.find(v->name);
         info.name = reserved != output_names_.end() ? reserved->second : unique_name(v->name);
       }
@@ -329,7 +334,7 @@ void Importer::add_outputs(const onnx::GraphProto& graph) {
     if (it == values_.end())
       throw DataError("graph output '" + out.name() + "' is not produced by any node");
     MLOperand o = materialize(*it->second);
-    if (info_of(o).kind != OperandKind::kOutput || !used.insert(o.id().value).second) {
+    if (info_of(o).kind != OperandKind::kOperationResult || !used.insert(o.id().value).second) {
       MLOperatorOptions options;
       options.label = "output " + out.name();
       o = builder_.identity(o, options);

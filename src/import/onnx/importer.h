@@ -1,6 +1,7 @@
 // The importer: walks an ONNX graph in order, keeps every ONNX value as a host tensor (known at
 // conversion time) or an operand of the model's builder, and runs each node's handler, folding
-// nodes whose inputs are all known on a scratch builder of the reference backend.
+// nodes whose inputs are all known: the handler records on a scratch builder without a backend
+// and the reference kernels compute the result (passes::evaluate_constant_graph).
 #pragma once
 
 #include <filesystem>
@@ -11,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "cppnn/context.h"
 #include "cppnn/onnx_import.h"
 #include "onnx/onnx_pb.h"
 #include "src/import/onnx/host_tensor.h"
@@ -40,8 +40,6 @@ class Importer {
   // The value as an operand of the model's builder (host tensors become named constants).
   MLOperand materialize(Value& value);
   void warn(const std::string& message) { result_.warnings.push_back(message); }
-  // The reference context that folding runs on.
-  MLContext& fold_context();
 
  private:
   void check_supported(const onnx::GraphProto& graph) const;
@@ -61,7 +59,6 @@ class Importer {
   std::map<std::string, std::unique_ptr<Value>> values_;
   std::set<std::string> used_names_;
   std::map<std::string, std::string> output_names_;  // graph output (ONNX) -> reserved name
-  std::optional<MLContext> fold_context_;
   OnnxImportResult result_;
 };
 

@@ -1,0 +1,699 @@
+#include "src/passes/layout.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cppnn/errors.h"
+#include "cppnn/reflect.h"
+#include "src/passes/rewriter.h"
+
+namespace cppnn::passes {
+namespace {
+
+// A permutation as transpose() takes it: dimension i of the result is dimension p[i] of the input.
+using Perm = std::vector<uint32_t>;
+using Dims = std::vector<uint32_t>;
+
+// NCHW -> NHWC.
+const Perm kToNhwc = {0, 2, 3, 1};
+
+// The identity permutation of `rank` dimensions.
+Perm identity_perm(size_t rank) {
+  Perm p(rank);
+  std::iota(p.begin(), p.end(), 0u);
+  return p;
+}
+
+bool is_identity(const Perm& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != i) return false;
+  return true;
+}
+
+Perm inverse(const Perm& p) {
+  Perm q(p.size());
+  for (size_t i = 0; i < p.size(); ++i) q[p[i]] = static_cast<uint32_t>(i);
+  return q;
+}
+
+// transpose(transpose(x, a), b) == transpose(x, compose(a, b)): (a ∘ b)[i] = a[b[i]].
+Perm compose(const Perm& a, const Perm& b) {
+  Perm c(b.size());
+  for (size_t i = 0; i < b.size(); ++i) c[i] = a[b[i]];
+  return c;
+}
+
+// The shape of transpose(x, p) for x of shape `s`.
+Dims permuted(const Dims& s, const Perm& p) {
+  Dims d(p.size());
+  for (size_t i = 0; i < p.size(); ++i) d[i] = s[p[i]];
+  return d;
+}
+
+// `s` with leading 1s up to `rank` dimensions (how broadcasting aligns a lower-rank operand).
+Dims padded(const Dims& s, size_t rank) {
+  Dims d(rank - s.size(), 1);
+  d.insert(d.end(), s.begin(), s.end());
+  return d;
+}
+
+// `s` without leading 1s beyond `rank` dimensions (the inverse of padded, as far as it goes).
+Dims trimmed(Dims s, size_t rank) {
+  size_t drop = 0;
+  while (s.size() - drop > rank && s[drop] == 1) ++drop;
+  s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
+  return s;
+}
+
+// Whether transpose(x, p) of x with shape `s` holds x's elements in x's order (the dimensions
+// larger than 1 keep their relative order), so that a reshape does it.
+bool keeps_order(const Dims& s, const Perm& p) {
+  int64_t last = -1;
+  for (uint32_t axis : p) {
+    if (s[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+// The bytes of transpose(x, p) for x's `bytes` of `shape`, `size`-byte elements: a plain copy.
+std::vector<std::byte> permute_bytes(std::span<const std::byte> bytes, const Dims& shape,
+                                     const Perm& p, size_t size) {
+  const size_t rank = p.size();
+  std::vector<size_t> stride(rank, 1);
+  for (size_t i = rank; i-- > 1;) stride[i - 1] = stride[i] * shape[i];
+  const Dims out = permuted(shape, p);
+  std::vector<std::byte> result(bytes.size());
+  std::vector<uint32_t> index(rank, 0);
+  size_t from = 0;
+  const size_t count = bytes.size() / size;
+  for (size_t n = 0; n < count; ++n) {
+    std::memcpy(result.data() + n * size, bytes.data() + from * size, size);
+    // The next output index, last dimension fastest; `from` follows in the input.
+    for (size_t i = rank; i-- > 0;) {
+      from += stride[p[i]];
+      if (++index[i] < out[i]) break;
+      from -= out[i] * stride[p[i]];
+      index[i] = 0;
+    }
+  }
+  return result;
+}
+
+// The dimension letters of each filter layout (webnn-spec.md §2 rows 7-8).
+std::string_view letters(MLConv2dFilterOperandLayout l) {
+  switch (l) {
+    case MLConv2dFilterOperandLayout::kOihw:
+      return "oihw";
+    case MLConv2dFilterOperandLayout::kHwio:
+      return "hwio";
+    case MLConv2dFilterOperandLayout::kOhwi:
+      return "ohwi";
+    case MLConv2dFilterOperandLayout::kIhwo:
+      break;
+  }
+  return "ihwo";
+}
+std::string_view letters(MLConvTranspose2dFilterOperandLayout l) {
+  switch (l) {
+    case MLConvTranspose2dFilterOperandLayout::kIohw:
+      return "iohw";
+    case MLConvTranspose2dFilterOperandLayout::kHwoi:
+      return "hwoi";
+    case MLConvTranspose2dFilterOperandLayout::kOhwi:
+      break;
+  }
+  return "ohwi";
+}
+
+// The permutation taking a filter in layout `from` to layout `to` (both as letters).
+Perm letter_perm(std::string_view from, std::string_view to) {
+  Perm p(to.size());
+  for (size_t i = 0; i < to.size(); ++i) p[i] = static_cast<uint32_t>(from.find(to[i]));
+  return p;
+}
+
+// Elementwise ops of one operand (unary functions, activations, cast): they commute with any
+// transpose.
+bool is_unary_elementwise(OpType t) {
+  using enum OpType;
+  switch (t) {
+    case kAbs:
+    case kCeil:
+    case kCos:
+    case kErf:
+    case kExp:
+    case kFloor:
+    case kIdentity:
+    case kLog:
+    case kNeg:
+    case kReciprocal:
+    case kRoundEven:
+    case kSin:
+    case kSign:
+    case kSqrt:
+    case kTan:
+    case kLogicalNot:
+    case kIsNaN:
+    case kIsInfinite:
+    case kCast:
+    case kClamp:
+    case kElu:
+    case kGelu:
+    case kHardSigmoid:
+    case kHardSwish:
+    case kLeakyRelu:
+    case kLinear:
+    case kRelu:
+    case kSigmoid:
+    case kSoftplus:
+    case kSoftsign:
+    case kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Elementwise ops over broadcast operands (binary ops, where, prelu): they commute with a
+// transpose applied to every operand once padded to the output's rank.
+bool is_broadcasting(OpType t) {
+  using enum OpType;
+  switch (t) {
+    case kAdd:
+    case kSub:
+    case kMul:
+    case kDiv:
+    case kMax:
+    case kMin:
+    case kPow:
+    case kEqual:
+    case kNotEqual:
+    case kGreater:
+    case kGreaterOrEqual:
+    case kLesser:
+    case kLesserOrEqual:
+    case kLogicalAnd:
+    case kLogicalOr:
+    case kLogicalXor:
+    case kWhere:
+    case kPrelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops that take any layout of their operands (the output gets the same layout).
+bool follows_layout(OpType t) {
+  return is_unary_elementwise(t) || is_broadcasting(t) || t == OpType::kConcat;
+}
+
+// The options of a pool (averagePool2d, l2Pool2d and maxPool2d share MLPool2dOptions).
+template <class Attrs>
+auto& pool_options(Attrs& attrs) {
+  using O = std::conditional_t<std::is_const_v<Attrs>, const MLPool2dOptions, MLPool2dOptions>;
+  O* o = nullptr;
+  std::visit(
+      [&](auto& a) {
+        if constexpr (requires { a.options.outputShapeRounding; }) o = &a.options;
+      },
+      attrs);
+  return *o;
+}
+
+// The attributes of op T as an OpAttributes (by index: several ops share an attributes type).
+template <OpType T>
+OpAttributes wrap(AttrsOf<T> a) {
+  return OpAttributes(std::in_place_index<static_cast<size_t>(T)>, std::move(a));
+}
+
+// Records `op` again on the new operands `in` (its positional operands, then its operand-valued
+// options, null where absent) with `attrs`, keeping its fused activations; its first output.
+MLOperand rerecord(GraphRewriter& rw, const Operation& op, std::vector<MLOperand> in,
+                   OpAttributes attrs) {
+  size_t positional = in.size();
+  std::visit(
+      [&](auto& a) {
+        if constexpr (requires { a.options; }) {
+          using Options = std::decay_t<decltype(a.options)>;
+          auto each_operand_field = [&](auto&& f) {
+            reflect::for_each_field<Options>([&](auto field) {
+              if constexpr (std::is_same_v<typename decltype(field)::type,
+                                           std::optional<MLOperand>>)
+                f(a.options.*field.member);
+            });
+          };
+          each_operand_field([&](auto&) { --positional; });
+          size_t k = positional;
+          each_operand_field([&](std::optional<MLOperand>& slot) {
+            if (!in[k].is_null()) slot = in[k];
+            ++k;
+          });
+        }
+      },
+      attrs);
+  std::vector<MLOperand> outs =
+      rw.builder().record(op.type, std::span(in.data(), positional), std::move(attrs));
+  rw.operation(rw.operation_count() - 1).activations = op.activations;
+  return outs.at(0);
+}
+
+// The pass over one graph. Each source operand is held in the new graph either as itself (the
+// rewriter's map) or permuted: `home_` holds transpose(operand, perm) for operands produced in
+// another layout, and further permuted forms are made on demand, once each.
+class LayoutPass {
+ public:
+  LayoutPass(const Graph& graph, const BackendDescriptor& backend, const LayoutOptions& options)
+      : g_(graph), backend_(backend), options_(options), rw_(graph), home_(graph.operands.size()) {
+    analyse();
+  }
+
+  // Rewrites every operation; the source graph when nothing changed or when the result would not
+  // run natively (a transpose of a type the backend lacks, say).
+  Graph run(bool* changed) {
+    for (uint32_t i = 0; i < g_.operations.size(); ++i) rewrite(i, g_.operations[i]);
+    for (const auto& [name, id] : g_.outputs) form(id, identity_perm(rank(id)));
+    Graph out = rw_.finish();
+    if (!modified_) return g_;
+    for (const Operation& op : out.operations)
+      if (!backend_.fits_natively(out, op)) return g_;
+    *changed = true;
+    return out;
+  }
+
+ private:
+  struct Placed {
+    MLOperand value;
+    Perm perm;
+  };
+
+  size_t rank(OperandId x) const { return g_.descriptor(x).shape.size(); }
+
+  // Who reads each operand, and which operands can take a permuted layout at no cost: every
+  // reader takes it (a layout op, a transpose, or an elementwise op whose result can too) and it
+  // is no graph output.
+  void analyse() {
+    const size_t n = g_.operands.size();
+    is_output_.assign(n, false);
+    for (const auto& [name, id] : g_.outputs) is_output_[id.value] = true;
+    readers_.assign(n, {});
+    for (uint32_t i = 0; i < g_.operations.size(); ++i)
+      for (uint32_t slot = 0; slot < g_.operations[i].inputs.size(); ++slot)
+        if (OperandId in = g_.operations[i].inputs[slot]; in.valid())
+          readers_[in.value].push_back({i, slot});
+    flexible_.assign(n, false);
+    for (size_t i = g_.operations.size(); i-- > 0;) {
+      for (OperandId out : g_.operations[i].outputs) {
+        const auto& r = readers_[out.value];
+        flexible_[out.value] =
+            !is_output_[out.value] && !r.empty() &&
+            std::all_of(r.begin(), r.end(), [&](const Reader& x) { return absorbs(x.op, x.slot); });
+      }
+    }
+  }
+
+  // Whether operation `i` takes its operand `slot` in a permuted (NHWC) layout at no cost.
+  bool absorbs(uint32_t i, uint32_t slot) const {
+    using enum OpType;
+    const Operation& op = g_.operations[i];
+    const auto nchw = MLInputOperandLayout::kNchw;
+    switch (op.type) {
+      case kConv2d:
+        return slot == 0 && attrs_of<kConv2d>(op.attrs).options.inputLayout == nchw;
+      case kConvTranspose2d:
+        return slot == 0 && attrs_of<kConvTranspose2d>(op.attrs).options.inputLayout == nchw;
+      case kAveragePool2d:
+      case kL2Pool2d:
+      case kMaxPool2d:
+        return slot == 0 && pool_options(op.attrs).layout == nchw;
+      case kInstanceNormalization:
+        return slot == 0 && attrs_of<kInstanceNormalization>(op.attrs).options.layout == nchw;
+      case kResample2d:
+      case kBatchNormalization:
+        return slot == 0;
+      case kTranspose:
+        return true;
+      default:
+        return follows_layout(op.type) && flexible_[op.outputs[0].value];
+    }
+  }
+
+  // Whether `x` is needed in its own layout by someone other than operation `i`.
+  bool needed_elsewhere(OperandId x, uint32_t i) const {
+    if (is_output_[x.value]) return true;
+    for (const Reader& r : readers_[x.value])
+      if (r.op != i && !absorbs(r.op, r.slot)) return true;
+    return false;
+  }
+
+  bool is_new_constant(const MLOperand& v) const {
+    return rw_.graph().operand(v.id()).kind == OperandKind::kConstant;
+  }
+  // A constant of the source, or an operand held as a (permuted) constant.
+  bool is_constant(OperandId x) const {
+    if (g_.operand(x).kind == OperandKind::kConstant) return true;
+    return home_[x.value] && is_new_constant(home_[x.value]->value);
+  }
+  bool has_identity(OperandId x) const {
+    return g_.operand(x).kind != OperandKind::kOperationResult || rw_.has(x);
+  }
+  // Whether transpose(x, p) exists in the new graph already.
+  bool available(OperandId x, const Perm& p) const {
+    if (is_identity(p)) return has_identity(x);
+    if (home_[x.value] && home_[x.value]->perm == p) return true;
+    return forms_.contains({x.value, p});
+  }
+
+  // transpose(v, p) in the new graph: a permuted copy for a constant, else a transpose.
+  MLOperand permute(const MLOperand& v, const Perm& p) {
+    if (is_identity(p)) return v;
+    const MLOperandDescriptor d = v.descriptor();
+    const unsigned bits = data_type_bits(d.dataType);
+    if (is_new_constant(v) && bits % 8 == 0) {
+      const auto bytes = rw_.graph().constant(v.id()).bytes();
+      return rw_.builder().constant({d.dataType, permuted(d.shape, p)},
+                                    permute_bytes(bytes, d.shape, p, bits / 8));
+    }
+    return rw_.builder().transpose(v, {.permutation = p});
+  }
+  // reshape(v, shape) in the new graph: a constant with the same bytes for a constant.
+  MLOperand reshape(const MLOperand& v, const Dims& shape) {
+    const MLOperandDescriptor d = v.descriptor();
+    if (d.shape == shape) return v;
+    if (is_new_constant(v))
+      return rw_.builder().constant({d.dataType, shape}, rw_.graph().constant(v.id()).bytes());
+    return rw_.builder().reshape(v, shape);
+  }
+
+  // transpose(x, p) for source operand `x`, made once (from x's permuted home when it has one).
+  MLOperand form(OperandId x, const Perm& p) {
+    const std::optional<Placed>& home = home_[x.value];
+    if (is_identity(p) && has_identity(x)) return rw_.value(x);
+    if (home && home->perm == p) return home->value;
+    if (auto it = forms_.find({x.value, p}); it != forms_.end()) return it->second;
+    const MLOperand base = home ? home->value : rw_.value(x);
+    const Perm from = home ? home->perm : identity_perm(p.size());
+    const MLOperand v = permute(base, compose(inverse(from), p));
+    if (is_identity(p))
+      rw_.set(x, v);
+    else
+      forms_.emplace(std::pair{x.value, p}, v);
+    return v;
+  }
+
+  // What having `x` in layout `p` costs as an operand of a broadcasting op of rank p.size():
+  // nothing when it exists, is a constant or is a reshape away, else one transpose.
+  int operand_cost(OperandId x, const Perm& p) const {
+    if (rank(x) == p.size() && available(x, p)) return 0;
+    if (is_constant(x)) return 0;
+    if (keeps_order(padded(g_.descriptor(x).shape, p.size()), p)) return has_identity(x) ? 0 : 1;
+    return 1;
+  }
+  // What having `x` in its own layout costs operation `i`.
+  int identity_cost(OperandId x, uint32_t i) const {
+    if (has_identity(x) || is_constant(x)) return 0;
+    return needed_elsewhere(x, i) ? 0 : 1;
+  }
+
+  // `x` as an operand of a broadcasting op computed in layout `p`: transpose(pad(x), p), with
+  // leading 1s beyond x's rank dropped again.
+  MLOperand operand_in(OperandId x, const Perm& p) {
+    const Dims& shape = g_.descriptor(x).shape;
+    const size_t r = shape.size(), out_rank = p.size();
+    if (r == out_rank && (available(x, p) || !keeps_order(shape, p) || !has_identity(x)))
+      return form(x, p);
+    const MLOperand v = form(x, identity_perm(r));
+    const Dims pad = padded(shape, out_rank), target = trimmed(permuted(pad, p), r);
+    if (keeps_order(pad, p)) return reshape(v, target);
+    return reshape(permute(reshape(v, pad), p), target);
+  }
+
+  // The result of a rewritten operation: `v` is transpose(out, p).
+  void place_output(OperandId out, const MLOperand& v, const Perm& p) {
+    const Dims expected = permuted(g_.descriptor(out).shape, p);
+    if (v.shape() != expected)
+      throw OperationError(
+          "layout pass: " + std::string(op_name(g_.operations.at(g_.operand(out).producer).type)) +
+          " was rewritten with shape " + shape_to_string(v.shape()) + " instead of " +
+          shape_to_string(expected));
+    if (is_identity(p))
+      rw_.set(out, v);
+    else
+      home_[out.value] = Placed{v, p};
+    modified_ = true;
+  }
+
+  // Copies `op` with every operand in its own layout.
+  void copy_identity(const Operation& op) {
+    for (OperandId in : op.inputs)
+      if (in.valid()) form(in, identity_perm(rank(in)));
+    rw_.copy(op);
+  }
+
+  void rewrite(uint32_t i, const Operation& op) {
+    using enum OpType;
+    if (op.type == kTranspose) return transpose(op);
+    if (follows_layout(op.type)) return elementwise(i, op);
+    bool done = false;
+    switch (op.type) {
+      case kConv2d:
+        done = conv2d(op);
+        break;
+      case kConvTranspose2d:
+        done = conv_transpose2d(op);
+        break;
+      case kAveragePool2d:
+      case kL2Pool2d:
+      case kMaxPool2d:
+        done = pool2d(op);
+        break;
+      case kResample2d:
+        done = resample2d(op);
+        break;
+      case kBatchNormalization:
+        done = batch_normalization(op);
+        break;
+      case kInstanceNormalization:
+        done = instance_normalization(op);
+        break;
+      default:
+        break;
+    }
+    if (!done) copy_identity(op);
+  }
+
+  // transpose(x, q): no operation when x is held permuted, is a constant, or the result can stay
+  // permuted; the result is then x's held value under the combined permutation (none: cancelled).
+  void transpose(const Operation& op) {
+    const OperandId x = op.inputs[0], y = op.outputs[0];
+    const size_t r = rank(x);
+    const auto& given = attrs_of<OpType::kTranspose>(op.attrs).options.permutation;
+    Perm q = given ? *given : Perm{};
+    if (!given)
+      for (size_t i = r; i-- > 0;) q.push_back(static_cast<uint32_t>(i));
+    const std::optional<Placed>& home = home_[x.value];
+    if (!home && !is_constant(x) && !flexible_[y.value]) return copy_identity(op);
+    const MLOperand base = home ? home->value : form(x, identity_perm(r));
+    const Perm from = home ? home->perm : identity_perm(r);
+    place_output(y, base, compose(inverse(q), from));
+  }
+
+  // An elementwise op (unary, broadcasting, concat) with an operand held permuted: computed in
+  // that layout when this costs fewer transposes than bringing its operands back.
+  void elementwise(uint32_t i, const Operation& op) {
+    const OperandId out = op.outputs[0];
+    const size_t r = rank(out);
+    Perm p;
+    for (OperandId in : op.inputs)
+      if (in.valid() && home_[in.value] && home_[in.value]->perm.size() == r) {
+        p = home_[in.value]->perm;
+        break;
+      }
+    if (p.empty()) return copy_identity(op);
+    std::vector<OperandId> distinct;
+    for (OperandId in : op.inputs)
+      if (std::find(distinct.begin(), distinct.end(), in) == distinct.end()) distinct.push_back(in);
+    const bool flexible = flexible_[out.value];
+    int permuted_cost = flexible ? 0 : 1, identity_cost_sum = flexible ? 1 : 0;
+    for (OperandId in : distinct) {
+      permuted_cost += operand_cost(in, p);
+      identity_cost_sum += identity_cost(in, i);
+    }
+    if (permuted_cost >= identity_cost_sum) return copy_identity(op);
+    std::vector<MLOperand> in;
+    for (OperandId x : op.inputs) in.push_back(operand_in(x, p));
+    OpAttributes attrs = op.attrs;
+    if (op.type == OpType::kConcat) {
+      uint32_t& axis = attrs_of<OpType::kConcat>(attrs).params.axis;
+      axis = inverse(p)[axis];
+    }
+    place_output(out, rerecord(rw_, op, std::move(in), std::move(attrs)), p);
+  }
+
+  // Records `op` with `attrs`, its data operand (slot 0) in layout `data` and its filter (slot
+  // 1) in layout `filter` when given; false (nothing used) when the result does not run natively.
+  bool layout_op(const Operation& op, OpAttributes attrs, const Perm& data,
+                 const Perm* filter = nullptr) {
+    std::vector<MLOperand> in;
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const OperandId x = op.inputs[k];
+      if (!x.valid())
+        in.emplace_back();
+      else if (k == 0)
+        in.push_back(form(x, data));
+      else if (k == 1 && filter)
+        in.push_back(form(x, *filter));
+      else
+        in.push_back(form(x, identity_perm(rank(x))));
+    }
+    const MLOperand v = rerecord(rw_, op, std::move(in), std::move(attrs));
+    if (!backend_.fits_natively(rw_.graph(), rw_.graph().operations.back())) return false;
+    place_output(op.outputs[0], v, data);
+    return true;
+  }
+
+  // conv2d in NHWC with the preferred filter layout.
+  bool conv2d(const Operation& op) {
+    auto attrs = attrs_of<OpType::kConv2d>(op.attrs);
+    auto& o = attrs.options;
+    const bool nchw = o.inputLayout == MLInputOperandLayout::kNchw;
+    const uint32_t channels = g_.descriptor(op.inputs[0]).shape[nchw ? 1 : 3];
+    const MLConv2dFilterOperandLayout target = o.groups > 1 && o.groups == channels
+                                                   ? options_.depthwise_conv2d_filter
+                                                   : options_.conv2d_filter;
+    const Perm filter = letter_perm(letters(o.filterLayout), letters(target));
+    if (!nchw && is_identity(filter)) return false;
+    o.inputLayout = MLInputOperandLayout::kNhwc;
+    o.filterLayout = target;
+    return layout_op(op, wrap<OpType::kConv2d>(attrs), nchw ? kToNhwc : identity_perm(4), &filter);
+  }
+
+  // convTranspose2d in NHWC with the preferred filter layout.
+  bool conv_transpose2d(const Operation& op) {
+    auto attrs = attrs_of<OpType::kConvTranspose2d>(op.attrs);
+    auto& o = attrs.options;
+    const bool nchw = o.inputLayout == MLInputOperandLayout::kNchw;
+    const Perm filter =
+        letter_perm(letters(o.filterLayout), letters(options_.conv_transpose2d_filter));
+    if (!nchw && is_identity(filter)) return false;
+    o.inputLayout = MLInputOperandLayout::kNhwc;
+    o.filterLayout = options_.conv_transpose2d_filter;
+    return layout_op(op, wrap<OpType::kConvTranspose2d>(attrs), nchw ? kToNhwc : identity_perm(4),
+                     &filter);
+  }
+
+  // averagePool2d, l2Pool2d, maxPool2d in NHWC (they share MLPool2dOptions).
+  bool pool2d(const Operation& op) {
+    OpAttributes attrs = op.attrs;
+    MLPool2dOptions& o = pool_options(attrs);
+    if (o.layout != MLInputOperandLayout::kNchw) return false;
+    o.layout = MLInputOperandLayout::kNhwc;
+    return layout_op(op, std::move(attrs), kToNhwc);
+  }
+
+  // resample2d over the spatial axes of the layout its input is held in (axes [1, 2] of NHWC).
+  bool resample2d(const Operation& op) {
+    auto attrs = attrs_of<OpType::kResample2d>(op.attrs);
+    const Dims axes = attrs.options.axes.value_or({2, 3});
+    auto spatial_in = [&](const Perm& p) {
+      const Perm at = inverse(p);
+      Dims mapped = {at[axes[0]], at[axes[1]]};
+      attrs.options.axes = mapped;
+      return std::min(mapped[0], mapped[1]) == 1 && std::max(mapped[0], mapped[1]) == 2;
+    };
+    const std::optional<Placed>& home = home_[op.inputs[0].value];
+    if (home && spatial_in(home->perm))
+      return layout_op(op, wrap<OpType::kResample2d>(attrs), Perm(home->perm));
+    if (spatial_in(kToNhwc)) return layout_op(op, wrap<OpType::kResample2d>(attrs), kToNhwc);
+    return false;
+  }
+
+  // batchNormalization along the channel axis of the layout its input is held in, or of NHWC.
+  bool batch_normalization(const Operation& op) {
+    auto attrs = attrs_of<OpType::kBatchNormalization>(op.attrs);
+    uint32_t& axis = attrs.options.axis;
+    const std::optional<Placed>& home = home_[op.inputs[0].value];
+    if (home) {
+      const Perm p = home->perm;
+      axis = inverse(p)[axis];
+      return layout_op(op, wrap<OpType::kBatchNormalization>(attrs), p);
+    }
+    if (rank(op.inputs[0]) != 4 || axis != 1) return false;
+    axis = 3;
+    return layout_op(op, wrap<OpType::kBatchNormalization>(attrs), kToNhwc);
+  }
+
+  // instanceNormalization in NHWC.
+  bool instance_normalization(const Operation& op) {
+    auto attrs = attrs_of<OpType::kInstanceNormalization>(op.attrs);
+    if (attrs.options.layout != MLInputOperandLayout::kNchw) return false;
+    attrs.options.layout = MLInputOperandLayout::kNhwc;
+    return layout_op(op, wrap<OpType::kInstanceNormalization>(attrs), kToNhwc);
+  }
+
+  struct Reader {
+    uint32_t op, slot;
+  };
+
+  const Graph& g_;
+  const BackendDescriptor& backend_;
+  const LayoutOptions options_;
+  GraphRewriter rw_;
+  std::vector<bool> is_output_;
+  std::vector<std::vector<Reader>> readers_;
+  std::vector<bool> flexible_;
+  std::vector<std::optional<Placed>> home_;
+  std::map<std::pair<uint32_t, Perm>, MLOperand> forms_;
+  bool modified_ = false;
+};
+
+// Whether the graph has anything the pass rewrites: a layout op or a transpose.
+bool has_work(const Graph& graph) {
+  using enum OpType;
+  for (const Operation& op : graph.operations) {
+    switch (op.type) {
+      case kConv2d:
+      case kConvTranspose2d:
+      case kAveragePool2d:
+      case kL2Pool2d:
+      case kMaxPool2d:
+      case kResample2d:
+      case kBatchNormalization:
+      case kInstanceNormalization:
+      case kTranspose:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Graph convert_layout(const Graph& graph, const BackendDescriptor& backend, bool* changed) {
+  return convert_layout(graph, backend, LayoutOptions{}, changed);
+}
+
+Graph convert_layout(const Graph& graph, const BackendDescriptor& backend,
+                     const LayoutOptions& options, bool* changed) {
+  *changed = false;
+  if (backend.preferred_layout != MLInputOperandLayout::kNhwc ||
+      !backend.is_native(OpType::kTranspose) || !has_work(graph))
+    return graph;
+  return LayoutPass(graph, backend, options).run(changed);
+}
+
+}  // namespace cppnn::passes

@@ -1,0 +1,332 @@
+// The layout pass (src/passes/layout.h): NCHW convolutions, pools, resample and normalizations are
+// rewritten in NHWC for a backend that prefers it, with the transposes sunk so that a chain carries
+// one at its input and one at its output; the rewritten graph gives the reference backend's values
+// bit for bit.
+#include "src/passes/layout.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cppnn/webnn.h"
+#include "src/backends/reference/reference_backend.h"
+#include "src/backends/selection.h"
+#include "tests/backends/run_util.h"
+
+namespace cppnn {
+namespace {
+
+using enum MLOperandDataType;
+using testing::run_graph;
+using testing::to_bytes;
+
+// Every op native, NHWC preferred, the layout pass on.
+BackendDescriptor nhwc_descriptor() {
+  BackendDescriptor d = BackendDescriptor::with_all_ops("nhwc-test");
+  d.preferred_layout = MLInputOperandLayout::kNhwc;
+  d.passes.convert_layout = true;
+  return d;
+}
+
+// The NHWC test backend on the reference kernels; it keeps the graph it compiled last (what the
+// pipeline made of the built graph).
+class NhwcBackend final : public Backend {
+ public:
+  explicit NhwcBackend(std::shared_ptr<const Graph>* last) : last_(last) {}
+  const BackendDescriptor& descriptor() const override {
+    static const BackendDescriptor d = nhwc_descriptor();
+    return d;
+  }
+  std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
+    *last_ = graph;
+    return make_reference_plan(std::move(graph));
+  }
+
+ private:
+  std::shared_ptr<const Graph>* last_;
+};
+
+// Records a graph on a builder and names its outputs.
+using Make = std::function<MLNamedOperands(MLGraphBuilder&)>;
+
+// Deterministic float32 values in [-1, 1).
+std::vector<float> values(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (float& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return v;
+}
+
+uint64_t count_of(const std::vector<uint32_t>& shape) {
+  uint64_t n = 1;
+  for (uint32_t d : shape) n *= d;
+  return n;
+}
+
+// A float32 constant of `shape` with values(seed).
+MLOperand weights(MLGraphBuilder& b, std::vector<uint32_t> shape, uint32_t seed) {
+  const std::vector<float> v = values(count_of(shape), seed);
+  return b.constant({kFloat32, std::move(shape)}, to_bytes(v));
+}
+
+size_t count(const Graph& g, OpType t) {
+  size_t n = 0;
+  for (const Operation& op : g.operations) n += op.type == t;
+  return n;
+}
+
+const Operation& first(const Graph& g, OpType t) {
+  for (const Operation& op : g.operations)
+    if (op.type == t) return op;
+  throw std::runtime_error("no such operation");
+}
+
+class LayoutPass : public ::testing::Test {
+ protected:
+  LayoutPass()
+      : registered_("nhwc-test", [this](const MLContextOptions&) {
+          return std::make_unique<NhwcBackend>(&last_compiled_);
+        }) {}
+
+  // The graph `make` records, as build() hands it to the passes.
+  static Graph source(const Make& make) {
+    MLGraphBuilder b(testing::ref_context());
+    return b.pruned_graph(make(b));
+  }
+  // The layout pass's result on `make`'s graph; expects it to have changed the graph.
+  static Graph converted(const Make& make) {
+    bool changed = false;
+    Graph g = passes::convert_layout(source(make), nhwc_descriptor(), &changed);
+    EXPECT_TRUE(changed);
+    return g;
+  }
+
+  // Builds `make` on `backend` and runs it on deterministic inputs: every output's bytes.
+  static std::map<std::string, std::vector<std::byte>> run_on(const std::string& backend,
+                                                              const Make& make) {
+    MLContext context = MLContext::create({.backend = backend});
+    MLGraphBuilder b(context);
+    MLGraph graph = b.build(make(b));
+    std::map<std::string, std::vector<std::byte>> inputs;
+    uint32_t seed = 100;
+    for (const auto& [name, desc] : graph.inputs())
+      inputs[name] = to_bytes(values(count_of(desc.shape), ++seed));
+    return run_graph(context, graph, inputs);
+  }
+
+  // The NHWC backend's outputs equal the reference backend's bit for bit; returns the graph the
+  // NHWC backend compiled.
+  Graph expect_same_values(const Make& make) {
+    const auto expected = run_on("reference", make);
+    const auto got = run_on("nhwc-test", make);
+    EXPECT_EQ(got.size(), expected.size());
+    for (const auto& [name, bytes] : expected) {
+      ASSERT_TRUE(got.contains(name)) << name;
+      EXPECT_EQ(got.at(name), bytes) << "output " << name << " differs";
+    }
+    return *last_compiled_;
+  }
+
+  std::shared_ptr<const Graph> last_compiled_;
+  ScopedTestBackend registered_;
+};
+
+// conv2d -> add(bias) -> relu -> conv2d -> maxPool2d, all NCHW.
+MLNamedOperands conv_chain(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 3, 8, 8}});
+  MLOperand c1 = b.conv2d(x, weights(b, {4, 3, 3, 3}, 1), {.padding = {1, 1, 1, 1}});
+  MLOperand biased = b.add(c1, weights(b, {4, 1, 1}, 2));
+  MLOperand r = b.relu(biased);
+  MLOperand c2 = b.conv2d(r, weights(b, {5, 4, 3, 3}, 3), {.padding = {1, 1, 1, 1}});
+  MLOperand p = b.maxPool2d(c2, {.windowDimensions = {2, 2}, .strides = {2, 2}});
+  return {{"y", p}};
+}
+
+TEST_F(LayoutPass, ConvChainCarriesOneTransposeAtEachEnd) {
+  EXPECT_EQ(count(source(conv_chain), OpType::kTranspose), 0u);
+  const Graph g = converted(conv_chain);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  EXPECT_EQ(count(g, OpType::kReshape), 0u);  // the bias constant is re-shaped, not the data
+  for (const Operation& op : g.operations) {
+    if (op.type != OpType::kConv2d) continue;
+    const auto& o = attrs_of<OpType::kConv2d>(op.attrs).options;
+    EXPECT_EQ(o.inputLayout, MLInputOperandLayout::kNhwc);
+    EXPECT_EQ(o.filterLayout, MLConv2dFilterOperandLayout::kOhwi);
+    // The filter is a permuted constant: [O, H, W, I].
+    EXPECT_EQ(g.operand(op.inputs[1]).kind, OperandKind::kConstant);
+  }
+  EXPECT_EQ(attrs_of<OpType::kMaxPool2d>(first(g, OpType::kMaxPool2d).attrs).options.layout,
+            MLInputOperandLayout::kNhwc);
+  // The graph's inputs and outputs are the source's.
+  const Graph s = source(conv_chain);
+  ASSERT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.descriptor(g.inputs[0]), s.descriptor(s.inputs[0]));
+  EXPECT_EQ(g.descriptor(g.outputs.at(0).second), s.descriptor(s.outputs.at(0).second));
+  const Graph compiled = expect_same_values(conv_chain);
+  EXPECT_EQ(count(compiled, OpType::kTranspose), 2u);
+}
+
+TEST_F(LayoutPass, FilterLayoutIsAParameter) {
+  bool changed = false;
+  const Graph g =
+      passes::convert_layout(source(conv_chain), nhwc_descriptor(),
+                             {.conv2d_filter = MLConv2dFilterOperandLayout::kHwio}, &changed);
+  ASSERT_TRUE(changed);
+  const Operation& conv = first(g, OpType::kConv2d);
+  EXPECT_EQ(attrs_of<OpType::kConv2d>(conv.attrs).options.filterLayout,
+            MLConv2dFilterOperandLayout::kHwio);
+  EXPECT_EQ(g.descriptor(conv.inputs[1]).shape, (std::vector<uint32_t>{3, 3, 3, 4}));
+}
+
+// Two conv2d branches of one input added (a residual join).
+MLNamedOperands residual(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 6, 6}});
+  MLOperand a = b.conv2d(x, weights(b, {4, 3, 3, 3}, 4), {.padding = {1, 1, 1, 1}});
+  MLOperand c = b.conv2d(x, weights(b, {4, 3, 1, 1}, 5));
+  return {{"y", b.relu(b.add(a, c))}};
+}
+
+TEST_F(LayoutPass, ResidualAddOfTwoConvBranches) {
+  const Graph g = converted(residual);
+  // One transpose of x shared by both branches, one at the output.
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  EXPECT_EQ(count(expect_same_values(residual), OpType::kTranspose), 2u);
+}
+
+// conv -> relu whose result feeds both a second conv and the add after it.
+MLNamedOperands skip_connection(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 4, 5, 5}});
+  MLOperand r = b.relu(b.conv2d(x, weights(b, {4, 4, 3, 3}, 6), {.padding = {1, 1, 1, 1}}));
+  MLOperand s = b.conv2d(r, weights(b, {4, 4, 3, 3}, 7), {.padding = {1, 1, 1, 1}});
+  return {{"y", b.add(r, s)}};
+}
+
+TEST_F(LayoutPass, SkipConnection) {
+  EXPECT_EQ(count(converted(skip_connection), OpType::kTranspose), 2u);
+  expect_same_values(skip_connection);
+}
+
+// Two conv2d branches concatenated along the channels.
+MLNamedOperands channel_concat(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 3, 5, 5}});
+  MLOperand a = b.conv2d(x, weights(b, {2, 3, 3, 3}, 8), {.padding = {1, 1, 1, 1}});
+  MLOperand c = b.conv2d(x, weights(b, {3, 3, 1, 1}, 9));
+  return {{"y", b.concat({a, c}, 1)}};
+}
+
+TEST_F(LayoutPass, ConcatAlongChannels) {
+  const Graph g = converted(channel_concat);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  EXPECT_EQ(attrs_of<OpType::kConcat>(first(g, OpType::kConcat).attrs).params.axis, 3u);
+  expect_same_values(channel_concat);
+}
+
+// An NHWC image transposed to NCHW for a conv whose result is transposed back: both cancel.
+MLNamedOperands nhwc_wrapped(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 6, 6, 3}});
+  MLOperand nchw = b.transpose(x, {.permutation = {0, 3, 1, 2}});
+  MLOperand c = b.conv2d(nchw, weights(b, {4, 3, 3, 3}, 10));
+  return {{"y", b.transpose(b.sigmoid(c), {.permutation = {0, 2, 3, 1}})}};
+}
+
+TEST_F(LayoutPass, InverseTransposesCancel) {
+  EXPECT_EQ(count(source(nhwc_wrapped), OpType::kTranspose), 2u);
+  EXPECT_EQ(count(converted(nhwc_wrapped), OpType::kTranspose), 0u);
+  EXPECT_EQ(count(expect_same_values(nhwc_wrapped), OpType::kTranspose), 0u);
+}
+
+// A transposed constant added to an input.
+MLNamedOperands transposed_constant(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 4}});
+  MLOperand c = b.transpose(weights(b, {4, 2, 3}, 11), {.permutation = {1, 2, 0}});
+  return {{"y", b.add(x, c)}};
+}
+
+TEST_F(LayoutPass, TransposeOfAConstantIsAPermutedConstant) {
+  const Graph g = converted(transposed_constant);
+  EXPECT_EQ(count(g, OpType::kTranspose), 0u);
+  EXPECT_EQ(g.operations.size(), 1u);
+  expect_same_values(transposed_constant);
+}
+
+// A transpose read by two elementwise ops that are graph outputs: sinking it would take two.
+MLNamedOperands shared_transpose(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 4}});
+  MLOperand t = b.transpose(x);
+  return {{"a", b.relu(t)}, {"b", b.exp(t)}};
+}
+
+TEST_F(LayoutPass, SinkingNeverAddsTransposes) {
+  bool changed = true;
+  const Graph g = passes::convert_layout(source(shared_transpose), nhwc_descriptor(), &changed);
+  EXPECT_EQ(count(g, OpType::kTranspose), 1u);
+  EXPECT_FALSE(changed);
+}
+
+// A conv whose bias add reads a graph input broadcast per channel: a reshape, no transpose.
+MLNamedOperands input_bias(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 2, 4, 4}});
+  MLOperand bias = b.input("bias", {kFloat32, {3, 1, 1}});
+  MLOperand c = b.conv2d(x, weights(b, {3, 2, 3, 3}, 12));
+  MLOperand y = b.conv2d(b.tanh(b.add(c, bias)), weights(b, {2, 3, 1, 1}, 13));
+  return {{"y", y}};
+}
+
+TEST_F(LayoutPass, BroadcastOperandIsReshapedNotTransposed) {
+  const Graph g = converted(input_bias);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  EXPECT_EQ(count(g, OpType::kReshape), 1u);
+  expect_same_values(input_bias);
+}
+
+// convTranspose2d, batchNormalization, resample2d, instanceNormalization, the three pools and a
+// grouped conv2d in one NCHW chain.
+MLNamedOperands layout_ops(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 4, 5, 5}});
+  MLOperand t = b.convTranspose2d(x, weights(b, {4, 2, 3, 3}, 14), {.strides = {2, 2}});
+  MLOperand n = b.batchNormalization(
+      t, weights(b, {2}, 15), b.constant({kFloat32, {2}}, to_bytes(std::vector<float>{1.5f, 2})),
+      {.scale = weights(b, {2}, 16), .bias = weights(b, {2}, 17)});
+  MLOperand r = b.resample2d(n, {.mode = MLInterpolationMode::kLinear, .scales = {1.5f, 1.5f}});
+  MLOperand i = b.instanceNormalization(r, {.scale = weights(b, {2}, 18)});
+  MLOperand a = b.averagePool2d(i, {.windowDimensions = {3, 3}, .padding = {1, 1, 1, 1}});
+  MLOperand l = b.l2Pool2d(a, {.windowDimensions = {2, 2}});
+  MLOperand g = b.conv2d(b.maxPool2d(l, {.windowDimensions = {2, 2}}), weights(b, {2, 1, 2, 2}, 19),
+                         {.groups = 2});
+  return {{"y", g}};
+}
+
+TEST_F(LayoutPass, EveryLayoutOpIsRewrittenInNhwc) {
+  const Graph g = converted(layout_ops);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  EXPECT_EQ(attrs_of<OpType::kBatchNormalization>(first(g, OpType::kBatchNormalization).attrs)
+                .options.axis,
+            3u);
+  EXPECT_EQ(*attrs_of<OpType::kResample2d>(first(g, OpType::kResample2d).attrs).options.axes,
+            (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(attrs_of<OpType::kConvTranspose2d>(first(g, OpType::kConvTranspose2d).attrs)
+                .options.filterLayout,
+            MLConvTranspose2dFilterOperandLayout::kOhwi);
+  expect_same_values(layout_ops);
+}
+
+TEST_F(LayoutPass, NchwBackendsAreLeftAlone) {
+  BackendDescriptor d = nhwc_descriptor();
+  d.preferred_layout = MLInputOperandLayout::kNchw;
+  bool changed = true;
+  const Graph g = passes::convert_layout(source(conv_chain), d, &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(count(g, OpType::kTranspose), 0u);
+}
+
+}  // namespace
+}  // namespace cppnn
