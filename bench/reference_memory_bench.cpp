@@ -105,9 +105,10 @@ int measure_reference(const fs::path& graph_file, uint32_t size, const fs::path&
   MLGraph graph = builder.build(outputs);
   const double build_ms = ms_since(t);
   MLNamedTensors inputs, results;
+  const std::vector<float> image = input_image(size);
   for (const auto& [name, d] : graph.inputs()) {
     MLTensor x = context.createTensor(MLTensorDescriptor::of(d, false, true));
-    context.writeTensor(x, std::as_bytes(std::span(input_image(size))));
+    context.writeTensor(x, std::as_bytes(std::span(image)));
     inputs.emplace(name, x);
   }
   for (const auto& [name, d] : graph.outputs())
@@ -190,8 +191,7 @@ struct Measured {
 
 // Runs this program in `mode` on `file` and reads its figures and output; nullopt on failure.
 std::optional<Measured> measure_in_child(const std::string& self, const std::string& mode,
-                                         const fs::path& file, uint32_t size,
-                                         const fs::path& out) {
+                                         const fs::path& file, uint32_t size, const fs::path& out) {
   const auto [status, text] =
       run_child({self, mode, file.string(), std::to_string(size), out.string()});
   Measured m;
@@ -315,9 +315,10 @@ int main(int argc, char** argv) {
   std::printf("intermediates       planned arena %.1f MiB, one buffer each %.1f MiB (%.2fx)\n",
               double(plan.arena_bytes) / mib, double(plan.unplanned_bytes) / mib,
               double(plan.unplanned_bytes) / double(std::max<uint64_t>(plan.arena_bytes, 1)));
-  std::printf("reference backend   peak RSS %.1f MiB (start %.1f MiB; load+build %.0f ms, "
-              "dispatch %.0f ms)\n",
-              ref->peak_kb / 1024.0, ref->start_kb / 1024.0, ref->build_ms, ref->dispatch_ms);
+  std::printf(
+      "reference backend   peak RSS %.1f MiB (start %.1f MiB; load+build %.0f ms, "
+      "dispatch %.0f ms)\n",
+      ref->peak_kb / 1024.0, ref->start_kb / 1024.0, ref->build_ms, ref->dispatch_ms);
   nlohmann::json report = {
       {"benchmark", "reference_memory"},
       {"model", model.filename().string()},
@@ -331,12 +332,14 @@ int main(int argc, char** argv) {
   if (ort) {
     const double ratio = double(ref->peak_kb) / double(ort->peak_kb);
     const double diff = max_abs_diff(ref->output, ort->output);
-    std::printf("ONNX Runtime        peak RSS %.1f MiB (start %.1f MiB; session %.0f ms, "
-                "run %.0f ms)\n",
-                ort->peak_kb / 1024.0, ort->start_kb / 1024.0, ort->build_ms, ort->dispatch_ms);
-    std::printf("ratio               %.3fx ORT's peak (target <= %.1f); outputs differ by at "
-                "most %.3g\n",
-                ratio, kTarget, diff);
+    std::printf(
+        "ONNX Runtime        peak RSS %.1f MiB (start %.1f MiB; session %.0f ms, "
+        "run %.0f ms)\n",
+        ort->peak_kb / 1024.0, ort->start_kb / 1024.0, ort->build_ms, ort->dispatch_ms);
+    std::printf(
+        "ratio               %.3fx ORT's peak (target <= %.1f); outputs differ by at "
+        "most %.3g\n",
+        ratio, kTarget, diff);
     report["ort"] = side_json(*ort);
     report["ratio"] = ratio;
     report["max_abs_diff"] = diff;

@@ -21,8 +21,8 @@ namespace {
 std::shared_ptr<std::byte> aligned_buffer(uint64_t size) {
   const size_t rounded = (std::max<uint64_t>(size, 1) + 63) / 64 * 64;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
-  if (!p) throw OperationError("constant folding: cannot allocate " + std::to_string(size) +
-                               " bytes");
+  if (!p)
+    throw OperationError("constant folding: cannot allocate " + std::to_string(size) + " bytes");
   std::memset(p, 0, rounded);
   return std::shared_ptr<std::byte>(p, [](std::byte* q) { std::free(q); });
 }
@@ -30,8 +30,7 @@ std::shared_ptr<std::byte> aligned_buffer(uint64_t size) {
 // Whether the result of `op` is its first input's bytes unchanged (identity, reshape): folding it
 // shares them instead of running a kernel.
 bool is_alias(const Operation& op) {
-  return op.activations.empty() &&
-         (op.type == OpType::kIdentity || op.type == OpType::kReshape);
+  return op.activations.empty() && (op.type == OpType::kIdentity || op.type == OpType::kReshape);
 }
 
 // The values known at build of a graph's operands (its constants and the results computed so
@@ -63,9 +62,12 @@ class ConstantValues {
     return total;
   }
 
-  // Computes the outputs of `op` (every input known) by its reference kernel and its fused
-  // activations, or shares the input's bytes for an alias. Throws what the kernel throws.
+  // Computes the outputs of `op` by its reference kernel and its fused activations, or shares the
+  // input's bytes for an alias. Throws OperationError for an unknown input, else what the kernel
+  // throws.
   void evaluate(const Operation& op) {
+    if (!inputs_known(op))
+      throw OperationError(std::string(op_name(op.type)) + " reads a value that is not constant");
     if (is_alias(op)) {
       set(op.outputs.at(0), *find(op.inputs.at(0)));
       return;

@@ -26,6 +26,8 @@ using Dims = std::vector<uint32_t>;
 
 // NCHW -> NHWC.
 const Perm kToNhwc = {0, 2, 3, 1};
+// No operation index.
+constexpr uint32_t kNoReader = UINT32_MAX;
 
 // The identity permutation of `rank` dimensions.
 Perm identity_perm(size_t rank) {
@@ -34,12 +36,14 @@ Perm identity_perm(size_t rank) {
   return p;
 }
 
+// Whether `p` leaves every dimension in place.
 bool is_identity(const Perm& p) {
   for (size_t i = 0; i < p.size(); ++i)
     if (p[i] != i) return false;
   return true;
 }
 
+// The permutation undoing `p`: transpose(transpose(x, p), inverse(p)) == x.
 Perm inverse(const Perm& p) {
   Perm q(p.size());
   for (size_t i = 0; i < p.size(); ++i) q[p[i]] = static_cast<uint32_t>(i);
@@ -294,11 +298,13 @@ class LayoutPass {
   }
 
  private:
+  // A source operand held permuted: value == transpose(operand, perm).
   struct Placed {
     MLOperand value;
     Perm perm;
   };
 
+  // The rank of source operand `x`.
   size_t rank(OperandId x) const { return g_.descriptor(x).shape.size(); }
 
   // Who reads each operand, and which operands can take a permuted layout at no cost: every
@@ -350,7 +356,14 @@ class LayoutPass {
     }
   }
 
-  // Whether `x` is needed in its own layout by someone other than operation `i`.
+  // Whether some reader of `x` takes it permuted at no cost.
+  bool absorbed_by_some_reader(OperandId x) const {
+    const auto& r = readers_[x.value];
+    return std::any_of(r.begin(), r.end(), [&](const Reader& a) { return absorbs(a.op, a.slot); });
+  }
+
+  // Whether `x` is needed in its own layout by someone other than operation `i` (any reader for
+  // kNoReader).
   bool needed_elsewhere(OperandId x, uint32_t i) const {
     if (is_output_[x.value]) return true;
     for (const Reader& r : readers_[x.value])
@@ -358,6 +371,7 @@ class LayoutPass {
     return false;
   }
 
+  // Whether `v` (of the new graph) is a constant.
   bool is_new_constant(const MLOperand& v) const {
     return rw_.graph().operand(v.id()).kind == OperandKind::kConstant;
   }
@@ -366,6 +380,7 @@ class LayoutPass {
     if (g_.operand(x).kind == OperandKind::kConstant) return true;
     return home_[x.value] && is_new_constant(home_[x.value]->value);
   }
+  // Whether `x` exists in the new graph in its own layout.
   bool has_identity(OperandId x) const {
     return g_.operand(x).kind != OperandKind::kOperationResult || rw_.has(x);
   }
@@ -462,6 +477,8 @@ class LayoutPass {
     rw_.copy(op);
   }
 
+  // Rewrites source operation `i`: in the preferred layout, in the layout of its operands, or
+  // copied.
   void rewrite(uint32_t i, const Operation& op) {
     using enum OpType;
     if (op.type == kTranspose) return transpose(op);
@@ -494,8 +511,9 @@ class LayoutPass {
     if (!done) copy_identity(op);
   }
 
-  // transpose(x, q): no operation when x is held permuted, is a constant, or the result can stay
-  // permuted; the result is then x's held value under the combined permutation (none: cancelled).
+  // transpose(x, q): no operation when x is held permuted, is a constant, or a reader of the
+  // result takes it permuted; the result is then x's held value under the combined permutation
+  // (none: cancelled).
   void transpose(const Operation& op) {
     const OperandId x = op.inputs[0], y = op.outputs[0];
     const size_t r = rank(x);
@@ -504,7 +522,7 @@ class LayoutPass {
     if (!given)
       for (size_t i = r; i-- > 0;) q.push_back(static_cast<uint32_t>(i));
     const std::optional<Placed>& home = home_[x.value];
-    if (!home && !is_constant(x) && !flexible_[y.value]) return copy_identity(op);
+    if (!home && !is_constant(x) && !absorbed_by_some_reader(y)) return copy_identity(op);
     const MLOperand base = home ? home->value : form(x, identity_perm(r));
     const Perm from = home ? home->perm : identity_perm(r);
     place_output(y, base, compose(inverse(q), from));
@@ -525,8 +543,9 @@ class LayoutPass {
     std::vector<OperandId> distinct;
     for (OperandId in : op.inputs)
       if (std::find(distinct.begin(), distinct.end(), in) == distinct.end()) distinct.push_back(in);
-    const bool flexible = flexible_[out.value];
-    int permuted_cost = flexible ? 0 : 1, identity_cost_sum = flexible ? 1 : 0;
+    // One transpose serves every reader that needs the result in the other layout.
+    int permuted_cost = needed_elsewhere(out, kNoReader) ? 1 : 0;
+    int identity_cost_sum = absorbed_by_some_reader(out) ? 1 : 0;
     for (OperandId in : distinct) {
       permuted_cost += operand_cost(in, p);
       identity_cost_sum += identity_cost(in, i);
@@ -605,18 +624,32 @@ class LayoutPass {
 
   // resample2d over the spatial axes of the layout its input is held in (axes [1, 2] of NHWC).
   bool resample2d(const Operation& op) {
-    auto attrs = attrs_of<OpType::kResample2d>(op.attrs);
-    const Dims axes = attrs.options.axes.value_or({2, 3});
-    auto spatial_in = [&](const Perm& p) {
+    const auto& source = attrs_of<OpType::kResample2d>(op.attrs);
+    const Dims axes = source.options.axes.value_or({2, 3});
+    // The attributes in layout p when the axes land on [1, 2] there (scales and sizes follow the
+    // axes, so a reversed pair is put back in order with them).
+    auto spatial_in = [&](const Perm& p) -> std::optional<AttrsOf<OpType::kResample2d>> {
       const Perm at = inverse(p);
+      auto attrs = source;
       Dims mapped = {at[axes[0]], at[axes[1]]};
+      if (mapped[0] > mapped[1]) {
+        std::swap(mapped[0], mapped[1]);
+        if (attrs.options.scales)
+          std::swap(attrs.options.scales.value()[0], attrs.options.scales.value()[1]);
+        if (attrs.options.sizes)
+          std::swap(attrs.options.sizes.value()[0], attrs.options.sizes.value()[1]);
+      }
+      if (mapped != Dims{1, 2}) return std::nullopt;
       attrs.options.axes = mapped;
-      return std::min(mapped[0], mapped[1]) == 1 && std::max(mapped[0], mapped[1]) == 2;
+      return attrs;
     };
     const std::optional<Placed>& home = home_[op.inputs[0].value];
-    if (home && spatial_in(home->perm))
-      return layout_op(op, wrap<OpType::kResample2d>(attrs), Perm(home->perm));
-    if (spatial_in(kToNhwc)) return layout_op(op, wrap<OpType::kResample2d>(attrs), kToNhwc);
+    if (home) {
+      if (auto attrs = spatial_in(home->perm))
+        return layout_op(op, wrap<OpType::kResample2d>(*attrs), Perm(home->perm));
+    }
+    if (auto attrs = spatial_in(kToNhwc))
+      return layout_op(op, wrap<OpType::kResample2d>(*attrs), kToNhwc);
     return false;
   }
 
@@ -643,6 +676,7 @@ class LayoutPass {
     return layout_op(op, wrap<OpType::kInstanceNormalization>(attrs), kToNhwc);
   }
 
+  // One read of an operand: operation `op`, its input `slot`.
   struct Reader {
     uint32_t op, slot;
   };

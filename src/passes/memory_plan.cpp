@@ -92,11 +92,10 @@ MemoryPlan plan_memory(const Graph& graph, uint64_t alignment) {
   for (size_t index : order) {
     Buffer& b = buffers[index];
     b.offset = best_fit(b, placed);
-    const auto at = std::upper_bound(placed.begin(), placed.end(), &b,
-                                     [](const Buffer* x, const Buffer* y) {
-                                       return x->offset != y->offset ? x->offset < y->offset
-                                                                     : x->id < y->id;
-                                     });
+    const auto at =
+        std::upper_bound(placed.begin(), placed.end(), &b, [](const Buffer* x, const Buffer* y) {
+          return x->offset != y->offset ? x->offset < y->offset : x->id < y->id;
+        });
     placed.insert(at, &b);
     plan.offsets[b.id] = b.offset;
     plan.arena_bytes = std::max(plan.arena_bytes, b.offset + b.bytes);

@@ -33,9 +33,8 @@ class DescribedBackend final : public Backend {
 
 // Registers a backend named `name` with `d` while the test runs.
 ScopedTestBackend register_backend(const std::string& name, const BackendDescriptor& d) {
-  return ScopedTestBackend(name, [d](const MLContextOptions&) {
-    return std::make_unique<DescribedBackend>(d);
-  });
+  return ScopedTestBackend(
+      name, [d](const MLContextOptions&) { return std::make_unique<DescribedBackend>(d); });
 }
 
 bool lists(const MLTensorLimits& l, MLOperandDataType t) {
@@ -81,6 +80,7 @@ TEST(ContextLimits, BackendWithoutUint64RejectsAUint64AddAtTheCall) {
 TEST(ContextLimits, NarrowerOpLimitsAreATypeErrorNamingTheBackend) {
   // Tensors may be uint64, but add may not: the check is the op's, at the call.
   BackendDescriptor d = without_uint64();
+  d.name = "no-uint64-add";
   d.tensor_types |= mask_of(kUint64);
   ScopedTestBackend registered = register_backend("no-uint64-add", d);
   MLGraphBuilder builder(MLContext::create({.backend = "no-uint64-add"}));
@@ -115,8 +115,8 @@ TEST(ContextLimits, AnOpWithoutNativeFormOrUsableDecompositionIsATypeError) {
   MLGraphBuilder builder(context);
   MLOperand x = builder.input("x", {kFloat32, {1, 1, 3, 3}});
   const float one = 1;
-  MLOperand w = builder.constant({kFloat32, {1, 1, 1, 1}},
-                                 std::as_bytes(std::span<const float>(&one, 1)));
+  MLOperand w =
+      builder.constant({kFloat32, {1, 1, 1, 1}}, std::as_bytes(std::span<const float>(&one, 1)));
   EXPECT_THROW(builder.conv2d(x, w, {.label = "c"}), TypeError);
   MLOperand y = builder.sub(builder.add(x, x), x);
   MLGraph graph = builder.build({{"y", y}});

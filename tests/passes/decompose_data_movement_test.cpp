@@ -225,6 +225,13 @@ TEST(DecomposeGatherScatter, ScatterElementsLastDuplicateWins) {
   const Input u2 = input(kInt32, {2, 2}, std::vector<int32_t>{-7, -8, -9, -10});
   expect_same_indexed(
       {d2, i2, u2}, [](auto& b, const auto& in) { return b.scatterElements(in[0], in[1], in[2]); });
+  const Input d3 = input(kUint8, {2, 4, 3}, counting<uint8_t>(24));
+  const Input i3 =
+      input(kUint32, {2, 2, 3}, std::vector<uint32_t>{3, 0, 1, 3, 2, 9, 0, 0, 1, 1, 0, 1});
+  const Input u3 = input(kUint8, {2, 2, 3}, counting<uint8_t>(12, 200));
+  expect_same_indexed({d3, i3, u3}, [](auto& b, const auto& in) {
+    return b.scatterElements(in[0], in[1], in[2], {.axis = 1});
+  });
 }
 
 TEST(DecomposeGatherScatter, ScatterNdRowsAndElements) {

@@ -39,8 +39,10 @@ using Bytes = std::vector<std::byte>;
 // belong to the activations family) that runs the rest through the decompositions.
 class CoreBackend final : public Backend {
  public:
-  CoreBackend() : d_(select_backend({.backend = "minimal"})->descriptor()) {
+  explicit CoreBackend(bool unpack_int4 = false)
+      : d_(select_backend({.backend = "minimal"})->descriptor()) {
     d_.name = "h5-core";
+    d_.passes.unpack_int4 = unpack_int4;
     for (OpType t : {OpType::kRelu, OpType::kSigmoid})
       d_.native.at(static_cast<size_t>(t)) = op_limits(t);
   }
@@ -65,6 +67,7 @@ using Inputs = std::map<std::string, Tensor>;
 using Operands = std::map<std::string, MLOperand>;
 using Build = std::function<MLNamedOperands(MLGraphBuilder&, const Operands&)>;
 
+// Records `build` on `context` over inputs, builds and runs it once.
 std::map<std::string, Bytes> run_on(MLContext& context, const Inputs& inputs, const Build& build) {
   MLGraphBuilder b(context);
   Operands operands;
@@ -77,13 +80,15 @@ std::map<std::string, Bytes> run_on(MLContext& context, const Inputs& inputs, co
   return run_graph(context, g, data);
 }
 
-// Runs `build` on the core backend and on the reference backend.
+// Runs `build` on the core backend (with the int4 unpacking pass when asked) and on the reference
+// backend.
 struct Results {
   std::map<std::string, Bytes> core, ref;
 };
-Results run_both(const Inputs& inputs, const Build& build) {
-  ScopedTestBackend registered(
-      "h5-core", [](const MLContextOptions&) { return std::make_unique<CoreBackend>(); });
+Results run_both(const Inputs& inputs, const Build& build, bool unpack_int4 = false) {
+  ScopedTestBackend registered("h5-core", [unpack_int4](const MLContextOptions&) {
+    return std::make_unique<CoreBackend>(unpack_int4);
+  });
   MLContext core = MLContext::create({.backend = "h5-core"});
   MLContext ref = ref_context();
   return {run_on(core, inputs, build), run_on(ref, inputs, build)};
@@ -145,6 +150,7 @@ struct NetCase {
   OptionalList<Act> acts;
 };
 
+// The number of directions of a case.
 uint32_t dirs(const NetCase& k) {
   return k.dir == Dir::kBoth ? 2 : 1;
 }
@@ -163,6 +169,7 @@ Inputs net_inputs(const NetCase& k, uint32_t gates, bool cell_state) {
   return in;
 }
 
+// gru of case k: the core backend's outputs against the reference's.
 void check_gru(const NetCase& k) {
   const Results r = run_both(net_inputs(k, 3, false), [&](MLGraphBuilder& b, const Operands& o) {
     MLGruOptions opts{.bias = maybe(o, "b"),
@@ -179,6 +186,7 @@ void check_gru(const NetCase& k) {
   expect_close(r, k.type);
 }
 
+// lstm of case k: the core backend's outputs against the reference's.
 void check_lstm(const NetCase& k) {
   const Results r = run_both(net_inputs(k, 4, true), [&](MLGraphBuilder& b, const Operands& o) {
     MLLstmOptions opts{
@@ -285,6 +293,7 @@ Inputs cell_inputs(const NetCase& k, uint32_t gates, bool cell_state) {
   return in;
 }
 
+// gruCell of case k (cell shapes) against the reference.
 void check_gru_cell(const NetCase& k) {
   const Results r = run_both(cell_inputs(k, 3, false), [&](MLGraphBuilder& b, const Operands& o) {
     MLGruCellOptions opts{
@@ -299,6 +308,7 @@ void check_gru_cell(const NetCase& k) {
   expect_close(r, k.type);
 }
 
+// lstmCell of case k (cell shapes) against the reference.
 void check_lstm_cell(const NetCase& k) {
   const Results r = run_both(cell_inputs(k, 4, true), [&](MLGraphBuilder& b, const Operands& o) {
     MLLstmCellOptions opts{
@@ -381,11 +391,13 @@ void expect_identical(const Inputs& inputs, const Build& build) {
   for (const auto& [name, bytes] : want) EXPECT_EQ(got.at(name), bytes) << name;
 }
 
+// A quantization case: shapes, input values, scale and zeroPoint values.
 struct QuantCase {
   std::vector<uint32_t> input_shape, scale_shape;
   std::vector<double> input, scale, zero_point;
 };
 
+// dequantizeLinear of q with `data` values and a `scale`-typed scale: bit-identical.
 void check_dequantize(const QuantCase& q, DT data, DT scale) {
   SCOPED_TRACE(std::string(data_type_name(data)) + " " + std::string(data_type_name(scale)));
   const Inputs in{{"x", {{data, q.input_shape}, bytes_of(data, q.input)}},
@@ -396,6 +408,7 @@ void check_dequantize(const QuantCase& q, DT data, DT scale) {
   });
 }
 
+// quantizeLinear of q with `data` input and a `zero_point`-typed zeroPoint: bit-identical.
 void check_quantize(const QuantCase& q, DT data, DT zero_point) {
   SCOPED_TRACE(std::string(data_type_name(data)) + " " + std::string(data_type_name(zero_point)));
   const Inputs in{{"x", {{data, q.input_shape}, bytes_of(data, q.input)}},
@@ -467,6 +480,29 @@ TEST(DecomposeQuantizeLinear, BlockwiseAndLowerRankScales) {
     check_quantize(q, data, DT::kUint8);
     check_quantize({{2, 2, 2}, {2}, {-3, -1, 0.2, 0.7, 1.5, 4, 9, 200}, {0.5, 2}, {1, 200}}, data,
                    DT::kUint8);
+  }
+}
+
+// int4/uint4 data reaches the decomposition only through the int4 unpacking pass, which turns
+// packed constants into int8/uint8 ones first: the result is the reference kernel's. Disabled
+// until the context's limits (src/passes/context_limits.cpp) admit int4/uint4 for a backend with
+// passes.unpack_int4: today the builder rejects the int4 dequantizeLinear call with a TypeError.
+TEST(DecomposeDequantizeLinear, DISABLED_Int4ConstantsThroughTheUnpackingPass) {
+  const Inputs in{{"s", {{DT::kFloat32, {5}}, bytes_of(DT::kFloat32, {0.5, 1, 2, -1, 0.25})}}};
+  for (DT packed : {DT::kInt4, DT::kUint4}) {
+    SCOPED_TRACE(std::string(data_type_name(packed)));
+    // Five nibbles, the low one first: int4 {-8, -1, 0, 3, 7} / uint4 {8, 15, 0, 3, 7}.
+    const Bytes data = to_bytes<uint8_t>({0xF8, 0x30, 0x07});
+    const Bytes zero_point = to_bytes<uint8_t>({0x21, 0x03, 0x0E});
+    const Results r = run_both(
+        in,
+        [&](MLGraphBuilder& b, const Operands& o) {
+          const MLOperand x = b.constant({packed, {5}}, data);
+          const MLOperand z = b.constant({packed, {5}}, zero_point);
+          return MLNamedOperands{{"y", b.dequantizeLinear(x, o.at("s"), z)}};
+        },
+        true);
+    EXPECT_EQ(r.core.at("y"), r.ref.at("y"));
   }
 }
 

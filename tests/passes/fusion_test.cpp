@@ -117,8 +117,9 @@ class Fusion : public ::testing::Test {
     const auto expected = run_on("reference", make);
     const auto got = run_on(backend, make);
     for (const auto& [name, bytes] : expected) {
-      ASSERT_TRUE(got.contains(name)) << name;
-      EXPECT_EQ(got.at(name), bytes) << "output " << name << " differs on " << backend;
+      const auto it = got.find(name);
+      ASSERT_NE(it, got.end()) << name;
+      EXPECT_EQ(it->second, bytes) << "output " << name << " differs on " << backend;
     }
   }
 
@@ -295,6 +296,19 @@ TEST_F(Fusion, OnlyNativeActivationsFuse) {
   EXPECT_FALSE(changed);
   EXPECT_EQ(fused(conv_relu, &changed).operations.size(), 1u);
   EXPECT_TRUE(changed);
+}
+
+// After the layout pass (NHWC backends run both): the bias, re-shaped for NHWC, still fuses.
+TEST_F(Fusion, FusesAfterTheLayoutPass) {
+  BackendDescriptor d = fusing_descriptor();
+  d.preferred_layout = MLInputOperandLayout::kNhwc;
+  d.passes.convert_layout = true;
+  const auto g = passes::prepare_graph(d, std::make_shared<const Graph>(source(conv_bias_relu)));
+  ASSERT_EQ(g->operations.size(), 3u);  // transpose, conv2d (bias, relu), transpose
+  const Operation& conv = g->operations[1];
+  EXPECT_EQ(conv.type, OpType::kConv2d);
+  EXPECT_TRUE(conv.inputs[2].valid());
+  EXPECT_EQ(activations(conv), (std::vector<OpType>{OpType::kRelu}));
 }
 
 // conv2d -> add(bias) -> tanh on the minimal backend, which runs conv2d and tanh natively.

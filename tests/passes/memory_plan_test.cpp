@@ -66,8 +66,8 @@ size_t check_plan(const Graph& g, const MemoryPlan& plan, uint64_t alignment) {
       continue;
     }
     planned.push_back(i);
-    const uint64_t bytes = align_up(std::max<uint64_t>(byte_length(g.operands[i].descriptor), 1),
-                                    alignment);
+    const uint64_t bytes =
+        align_up(std::max<uint64_t>(byte_length(g.operands[i].descriptor), 1), alignment);
     unplanned += bytes;
     EXPECT_NE(plan.offsets[i], MemoryPlan::kNotPlanned) << "operand " << i;
     EXPECT_EQ(plan.offsets[i] % alignment, 0u) << "operand " << i;
@@ -176,12 +176,16 @@ TEST(MemoryPlan, OutputsNeverShareWithInputs) {
   const MLGraph graph = b.build({{"y", b.sigmoid(d)}});
   const Graph& g = graph.graph();
   const MemoryPlan plan = checked_plan(g);
-  for (const Operation& op : g.operations)
-    for (OperandId in : op.inputs)
-      for (OperandId out : op.outputs)
+  for (const Operation& op : g.operations) {
+    for (OperandId in : op.inputs) {
+      for (OperandId out : op.outputs) {
         if (plan.offsets[in.value] != MemoryPlan::kNotPlanned &&
-            plan.offsets[out.value] != MemoryPlan::kNotPlanned)
+            plan.offsets[out.value] != MemoryPlan::kNotPlanned) {
           EXPECT_NE(plan.offsets[in.value], plan.offsets[out.value]);
+        }
+      }
+    }
+  }
 }
 
 // A residual conv net: conv2d (with bias) + relu blocks, a skip connection read several operations
@@ -193,9 +197,9 @@ MLNamedOperands conv_net(MLGraphBuilder& b, std::vector<MLOperand>* intermediate
   };
   unsigned seed = 1;
   auto conv = [&](MLOperand x, uint32_t in, uint32_t out) {
-    MLOperand y = keep(b.conv2d(x, constant(b, {out, in, 3, 3}, seed++),
-                                {.padding = std::vector<uint32_t>{1, 1, 1, 1},
-                                 .bias = constant(b, {out}, seed++)}));
+    MLOperand y = keep(b.conv2d(
+        x, constant(b, {out, in, 3, 3}, seed++),
+        {.padding = std::vector<uint32_t>{1, 1, 1, 1}, .bias = constant(b, {out}, seed++)}));
     return keep(b.relu(y));
   };
   MLOperand x = b.input("x", {kFloat32, {1, 3, 16, 16}});
@@ -210,8 +214,8 @@ MLNamedOperands conv_net(MLGraphBuilder& b, std::vector<MLOperand>* intermediate
   for (MLOperand h : halves) keep(h);
   MLOperand top = conv(halves[0], 4, 4);
   y = keep(b.concat({top, keep(b.sigmoid(halves[1]))}, 1));
-  y = keep(b.resample2d(y, {.mode = MLInterpolationMode::kLinear,
-                            .sizes = std::vector<uint32_t>{16, 16}}));
+  y = keep(b.resample2d(
+      y, {.mode = MLInterpolationMode::kLinear, .sizes = std::vector<uint32_t>{16, 16}}));
   return {{"y", b.mul(y, skip)}};
 }
 

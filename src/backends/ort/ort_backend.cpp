@@ -9,6 +9,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/int4.h"
 #include "src/export/onnx/convert.h"
+#include "src/export/onnx/target.h"
 
 namespace cppnn {
 namespace {
@@ -176,9 +177,11 @@ class OrtGraph final : public CompiledGraph {
 class OrtBackend final : public Backend {
  public:
   explicit OrtBackend(const MLContextOptions& options) : options_(options) {}
-  // Every op through the ONNX lowering (src/export/onnx/), for every data type the spec allows.
+  // Every op through the ONNX lowering (src/export/onnx/), for every data type the spec allows:
+  // the ONNX export's support (src/export/onnx/target.h), so that the pipeline decomposes what
+  // the converter has no direct lowering for (lstm/lstmCell with peepholes) before compile().
   const BackendDescriptor& descriptor() const override {
-    static const BackendDescriptor d = BackendDescriptor::with_all_ops("ort");
+    static const BackendDescriptor d = onnx_export::onnx_descriptor("ort");
     return d;
   }
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {

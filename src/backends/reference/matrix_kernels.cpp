@@ -24,23 +24,21 @@ Kernel visit_float(MLOperandDataType t, F&& f) {
   });
 }
 
-// The n elements of p as doubles, in `buffer` (resized; reused across runs of a kernel).
+// row[j] = Σ_t a[t·a_step] · b[t·b_row + j·b_col] for j in [0, n), t in [0, k): one output row of
+// a product, each element read as double where it is used (no widened copy of the operands) and
+// accumulated in double in ascending t.
 template <class T>
-const double* widen(const T* p, size_t n, std::vector<double>& buffer) {
-  buffer.resize(n);
-  for (size_t i = 0; i < n; ++i) buffer[i] = to_double(p[i]);
-  return buffer.data();
-}
-
-// row[j] = Σ_t a[t·a_step] · b[t·b_row + j] for j in [0, n), t in [0, k): one output row of a
-// product, accumulated in double in ascending t.
-inline void dot_row(const double* a, size_t a_step, const double* b, size_t b_row, size_t k,
-                    size_t n, double* row) {
+void dot_row(const T* a, size_t a_step, const T* b, size_t b_row, size_t b_col, size_t k, size_t n,
+             double* row) {
   for (size_t j = 0; j < n; ++j) row[j] = 0;
   for (size_t t = 0; t < k; ++t) {
-    const double av = a[t * a_step];
-    const double* br = b + t * b_row;
-    for (size_t j = 0; j < n; ++j) row[j] += av * br[j];
+    const double av = to_double(a[t * a_step]);
+    const T* br = b + t * b_row;
+    if (b_col == 1) {
+      for (size_t j = 0; j < n; ++j) row[j] += av * to_double(br[j]);
+    } else {
+      for (size_t j = 0; j < n; ++j) row[j] += av * to_double(br[j * b_col]);
+    }
   }
 }
 
@@ -67,23 +65,19 @@ Kernel compile_gemm(const KernelContext& kc, const Operation& op,
     using T = typename decltype(tag)::type;
     const double alpha = to_double(from_double<T>(options.alpha));
     const double beta = to_double(from_double<T>(options.beta));
-    return [=, wa = std::vector<double>(), wb = std::vector<double>(),
-            row = std::vector<double>(n)](std::span<std::byte* const> slots) mutable {
-      const double* pa = widen(data_of<T>(slots, a), m * k, wa);
-      // B' row-major [K, N]: b itself, or the transpose of b [N, K].
-      const T* b_data = data_of<T>(slots, b);
-      wb.resize(k * n);
-      for (size_t t = 0; t < k; ++t)
-        for (size_t j = 0; j < n; ++j)
-          wb[t * n + j] = to_double(b_data[b_t ? j * k + t : t * n + j]);
+    return [=, row = std::vector<double>(n)](std::span<std::byte* const> slots) mutable {
+      const T* pa = data_of<T>(slots, a);
+      // B' row-major [K, N]: b itself, or the transpose of b [N, K] read by column.
+      const T* pb = data_of<T>(slots, b);
+      const size_t b_row = b_t ? 1 : n, b_col = b_t ? k : 1;
       const T* pc = c.valid() ? data_of<T>(slots, c) : nullptr;
       T* py = data_of<T>(slots, out);
       for (size_t i = 0; i < m; ++i) {
         // Row i of A': a[i, 0..k) or column i of a [K, M].
         if (a_t)
-          dot_row(pa + i, m, wb.data(), n, k, n, row.data());
+          dot_row(pa + i, m, pb, b_row, b_col, k, n, row.data());
         else
-          dot_row(pa + i * k, 1, wb.data(), n, k, n, row.data());
+          dot_row(pa + i * k, 1, pb, b_row, b_col, k, n, row.data());
         for (size_t j = 0; j < n; ++j) {
           double y = alpha * row[j];
           if (pc) y += beta * to_double(pc[i * c_strides[0] + j * c_strides[1]]);
@@ -112,17 +106,15 @@ Kernel compile_matmul(const KernelContext& kc, const Operation& op,
   for (int64_t& s : batch_strides[0]) s *= static_cast<int64_t>(m * k);
   for (int64_t& s : batch_strides[1]) s *= static_cast<int64_t>(k * n);
   for (int64_t& s : batch_strides[2]) s *= static_cast<int64_t>(m * n);
-  const size_t a_count = element_count_of(a_shape), b_count = element_count_of(b_shape);
   return visit_float(kc.desc(a).dataType, [&](auto tag) -> Kernel {
     using T = typename decltype(tag)::type;
-    return [=, wa = std::vector<double>(), wb = std::vector<double>(),
-            row = std::vector<double>(n)](std::span<std::byte* const> slots) mutable {
-      const double* pa = widen(data_of<T>(slots, a), a_count, wa);
-      const double* pb = widen(data_of<T>(slots, b), b_count, wb);
+    return [=, row = std::vector<double>(n)](std::span<std::byte* const> slots) mutable {
+      const T* pa = data_of<T>(slots, a);
+      const T* pb = data_of<T>(slots, b);
       T* py = data_of<T>(slots, out);
       for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
         for (size_t i = 0; i < m; ++i) {
-          dot_row(pa + o[0] + i * k, 1, pb + o[1], n, k, n, row.data());
+          dot_row(pa + o[0] + i * k, 1, pb + o[1], n, 1, k, n, row.data());
           for (size_t j = 0; j < n; ++j) py[o[2] + i * n + j] = from_double<T>(row[j]);
         }
       });

@@ -2,11 +2,13 @@
 // of intermediate buffers; dispatch binds the tensors' pointers into the slots and runs.
 #include "src/backends/reference/reference_backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "cppnn/errors.h"
 #include "src/backends/reference/kernel.h"
+#include "src/passes/memory_plan.h"
 
 namespace cppnn {
 namespace ref {
@@ -14,7 +16,7 @@ namespace ref {
 Kernel compile_kernel(const KernelContext& kc, const Operation& op) {
   switch (op.type) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return compile_##m(kc, op, attrs_of<OpType::k##E>(op.attrs));
 #include "cppnn/ops.def"
 #undef CPPNN_OP
@@ -23,6 +25,8 @@ Kernel compile_kernel(const KernelContext& kc, const Operation& op) {
 }
 
 namespace {
+
+constexpr size_t kAlignment = 64;  // of every intermediate buffer (a cache line)
 
 // A compiled graph: kernels in topological order and the slot of every operand.
 class Plan final : public CompiledGraph {
@@ -48,20 +52,16 @@ class Plan final : public CompiledGraph {
       }
       is_output[id.value] = true;
     }
-    // Intermediates get 64-byte aligned arena buffers.
-    std::vector<size_t> offsets(g.operands.size(), 0);
-    size_t arena = 0;
-    for (size_t i = 0; i < g.operands.size(); ++i) {
-      if (g.operands[i].kind != OperandKind::kOperationResult || is_output[i]) continue;
-      offsets[i] = arena;
-      arena += (std::max<size_t>(byte_length(g.operands[i].descriptor), 1) + 63) / 64 * 64;
-    }
-    arena_.reset(static_cast<std::byte*>(std::aligned_alloc(64, std::max<size_t>(arena, 64))));
+    // Intermediates share one arena by liveness (src/passes/memory_plan.h): 64-byte aligned
+    // offsets, bytes shared only between intermediates that are never alive together.
+    const passes::MemoryPlan plan = passes::plan_memory(g, kAlignment);
+    const size_t arena = std::max<size_t>(plan.arena_bytes, kAlignment);
+    arena_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, arena)));
     if (!arena_)
       throw OperationError("reference backend: cannot allocate the intermediate buffers");
     for (size_t i = 0; i < g.operands.size(); ++i)
-      if (g.operands[i].kind == OperandKind::kOperationResult && !is_output[i])
-        slots_[i] = arena_.get() + offsets[i];
+      if (plan.offsets[i] != passes::MemoryPlan::kNotPlanned)
+        slots_[i] = arena_.get() + plan.offsets[i];
     KernelContext kc{g};
     for (const Operation& op : g.operations) {
       kernels_.push_back(compile_kernel(kc, op));

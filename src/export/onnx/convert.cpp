@@ -5,12 +5,14 @@
 #include "cppnn/errors.h"
 #include "cppnn/int4.h"
 #include "src/export/onnx/lower.h"
+#include "src/export/onnx/target.h"
+#include "src/passes/decompose.h"
 
 namespace cppnn::onnx_export {
 
 void lower_operation(Emitter& e, const Operation& op) {
   switch (op.type) {
-#define CPPNN_OP(E, m, S, O, F)                            \
+#define CPPNN_OP(E, m, S, O, F)                         \
   case OpType::k##E:                                    \
     lower_##m(e, op, attrs_of<OpType::k##E>(op.attrs)); \
     return;
@@ -72,9 +74,8 @@ void add_constants(const Graph& graph, Emitter& e, onnx::GraphProto& g) {
   }
 }
 
-}  // namespace
-
-Conversion convert_graph(const Graph& graph, const EmitOptions& options) {
+// Converts `graph`, whose operations all have a direct lowering.
+Conversion convert_native(const Graph& graph, const EmitOptions& options) {
   Conversion result;
   onnx::ModelProto& model = result.model;
   model.set_ir_version(8);
@@ -115,6 +116,25 @@ Conversion convert_graph(const Graph& graph, const EmitOptions& options) {
     set_value_info(g.add_output(), onnx_name, graph.descriptor(id));
   }
   result.externals = std::move(e.externals());
+  return result;
+}
+
+// Whether every operation of `graph` fits onnx_target() (nothing to decompose).
+bool fits_target(const Graph& graph) {
+  for (const Operation& op : graph.operations)
+    if (!onnx_target().fits_natively(graph, op)) return false;
+  return true;
+}
+
+}  // namespace
+
+// The ONNX export runs the shared decompositions for what it cannot lower directly (target.h),
+// like a backend's pipeline; the decomposed graph stays with the result for its externals.
+Conversion convert_graph(const Graph& graph, const EmitOptions& options) {
+  if (fits_target(graph)) return convert_native(graph, options);
+  auto decomposed = std::make_shared<const Graph>(passes::decompose(graph, onnx_target()));
+  Conversion result = convert_native(*decomposed, options);
+  result.decomposed = std::move(decomposed);
   return result;
 }
 

@@ -4,6 +4,7 @@
 // always gives the same bytes.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "cppnn/graph_model.h"
@@ -16,9 +17,13 @@ namespace cppnn::onnx_export {
 struct Conversion {
   onnx::ModelProto model;
   std::vector<ExternalConstant> externals;
+  // The decomposed graph the model was converted from when `graph` had operations without a
+  // direct lowering (onnx_target()): it keeps the externals' bytes alive. Null otherwise.
+  std::shared_ptr<const Graph> decomposed;
 };
 
-// Converts `graph`. Throws NotSupportedError or OperationError naming the op and its label.
+// Converts `graph`, first decomposing the operations that do not fit onnx_target() (target.h;
+// no copy when all fit). Throws NotSupportedError or OperationError naming the op and its label.
 Conversion convert_graph(const Graph& graph, const EmitOptions& options);
 
 // Node name -> WebNN operation index ("conv2d#3.1" -> 3), or -1 when `name` is not ours.

@@ -1,14 +1,16 @@
-// ONNX lowering of the activations (see lower.h; webnn-spec.md §2 rows 46, 51, 55, 56, 59, 60,
+// ONNX lowering of the activations (see lower.h; webnn-spec.md §2 rows 5, 46, 51, 55, 56, 59, 60,
 // 68, 79, 85, 87-89, 91). Each is one ONNX node of the same name where opset 17 has one; double
-// options are cast to the input type first (§3.6) like the reference kernels. gelu (no ONNX op
-// before opset 20) is emitted in the erf form ONNX Runtime's Gelu fusion recognises; integer
-// relu and prelu use Max / Where.
+// options are cast to the input type first (§3.6) like the reference kernels. clamp is a Clip
+// with explicit bounds; gelu (no ONNX op before opset 20) is emitted in the erf form ONNX
+// Runtime's Gelu fusion recognises; integer relu and prelu use Max / Where.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "src/export/onnx/lower.h"
 #include "src/export/onnx/lower_elementwise_util.h"
 #include "src/export/onnx/lower_util.h"
+#include "src/ops/activations_params.h"
 
 namespace cppnn::onnx_export {
 namespace {
@@ -25,6 +27,22 @@ void unary(Emitter& e, const Operation& op, std::string_view onnx_op,
 }
 
 }  // namespace
+
+// clamp (row 5, erratum §6.1): ONNX Clip with both bounds cast to the input type (absent or NaN
+// float bounds are -Inf/+Inf: ONNX Runtime's own defaults are the finite float limits, which would
+// clip infinite inputs); no bounds at all is an Identity.
+void lower_clamp(Emitter& e, const Operation& op, const AttrsOf<OpType::kClamp>& attrs) {
+  const DT t = e.type(op.inputs[0]);
+  const ClampBounds bounds = clamp_bounds(attrs.options);
+  const double inf = std::numeric_limits<double>::infinity();
+  if (is_float_type(t) && bounds.min.cast_to_double(t) == -inf &&
+      bounds.max.cast_to_double(t) == inf) {
+    unary(e, op, "Identity");
+    return;
+  }
+  e.node_to("Clip", {in(e, op, 0), e.const_scalar(t, bounds.min), e.const_scalar(t, bounds.max)},
+            {out(e, op)});
+}
 
 // elu (row 46): ONNX Elu with alpha cast to the input type.
 void lower_elu(Emitter& e, const Operation& op, const AttrsOf<OpType::kElu>& attrs) {

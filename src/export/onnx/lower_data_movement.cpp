@@ -1,6 +1,7 @@
 // ONNX lowering of the data movement ops (see lower.h; webnn-spec.md §2 rows 6, 47, 64, 81, 82,
-// 86, 90, 92-94). Each is one ONNX node for every data type, except triangular on types that
-// ONNX Runtime's Trilu lacks (computed in int64, exact) and ops that move nothing (Identity).
+// 86, 90, 92-94). Each is one ONNX node for every data type, except triangular and where on types
+// that ONNX Runtime's Trilu / Where lack (computed in a wider integer type, exact) and ops that
+// move nothing (Identity).
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -9,6 +10,7 @@
 #include "cppnn/errors.h"
 #include "src/export/onnx/lower.h"
 #include "src/export/onnx/lower_data_movement_util.h"
+#include "src/export/onnx/lower_elementwise_util.h"
 #include "src/export/onnx/lower_util.h"
 
 namespace cppnn::onnx_export {
@@ -154,6 +156,13 @@ void lower_reverse(Emitter& e, const Operation& op, const AttrsOf<OpType::kRever
       "Slice",
       {in(e, op, 0), e.const_i64(starts), e.const_i64(ends), e.const_i64(axes), e.const_i64(steps)},
       {out(e, op)});
+}
+
+// where (row 94): the uint8 condition as bool; ONNX Runtime's missing Where types select
+// through a wider integer type.
+void lower_where(Emitter& e, const Operation& op, const AttrsOf<OpType::kWhere>&) {
+  std::string cond = u8_to_bool(e, in(e, op, 0));
+  where_any(e, cond, in(e, op, 1), in(e, op, 2), e.type(op.outputs[0]), out(e, op));
 }
 
 }  // namespace cppnn::onnx_export

@@ -1,7 +1,9 @@
-// Helpers shared by the elementwise and activation lowerings (lower_elementwise.cpp,
-// lower_activations.cpp): writing a node to a given name or a fresh one, the data type classes,
-// bool <-> uint8 for comparisons and logical ops, and a Where over every WebNN data type (ONNX
-// Runtime's CPU Where has no int8/uint32/uint64 kernel: those select in int32/int64, exactly).
+// Helpers shared by the elementwise, activation and data movement lowerings
+// (lower_elementwise_binary.cpp, lower_elementwise_unary.cpp, lower_activations.cpp,
+// lower_data_movement.cpp, ...): writing a node to a given name or a fresh one, the data type
+// classes, bool <-> uint8 for comparisons and logical ops, and a Where over every WebNN data type
+// (ONNX Runtime's CPU Where has no int8/uint32/uint64 kernel: those select in int32/int64,
+// exactly).
 #pragma once
 
 #include <string>

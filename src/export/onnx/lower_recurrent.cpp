@@ -3,13 +3,13 @@
 // ONNX's shapes (input [steps, B, I], weights [D, G·H, *], initial states [D, B, H]; outputs
 // Y_h/Y_c [D, B, H] and the sequence Y [steps, D, B, H]); the differences are mapped:
 //  - gate order: ONNX GRU is z,r,h (WebNN "zrn"; "rzn" is reordered) and ONNX LSTM is i,o,f,c
-//    (WebNN "iofg"; "ifgo" is reordered), peepholes i,o,f in both; the reorder of constant
+//    (WebNN "iofg"; "ifgo" is reordered); the reorder of constant
 //    weights is a Split/Concat that ONNX Runtime folds at load;
 //  - ONNX's B is the concatenation [bias, recurrentBias] (an absent half is zeros);
 //  - resetAfter is linear_before_reset; "backward"/"both" are "reverse"/"bidirectional";
 //  - activations are listed once per direction;
-//  - with peepholes the LSTM is unrolled into per-step nodes (emit_lstm_unrolled): WebNN's
-//    output gate reads the previous cell state, ONNX's the new one.
+//  - lstm/lstmCell with peepholes never get here: WebNN's output gate reads the previous cell
+//    state, ONNX's the new one, so convert_graph() decomposes them first (target.h).
 // A cell is the network with steps = 1 and one direction: its operands get a leading 1
 // (Unsqueeze) and its outputs drop it (Squeeze).
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "src/export/onnx/lower.h"
 #include "src/export/onnx/lower_reduction_util.h"
 #include "src/export/onnx/lower_util.h"
+#include "src/export/onnx/target.h"
 
 namespace cppnn::onnx_export {
 namespace {
@@ -32,7 +33,7 @@ struct RnnNode {
   int64_t hidden = 0;
   int64_t dirs = 1;
   std::string direction = "forward";
-  std::string x, w, r, bias, rbias, h0, c0, peephole;
+  std::string x, w, r, bias, rbias, h0, c0;
   std::vector<Act> activations;  // empty: ONNX's defaults (which are WebNN's)
   std::vector<int> gate_order;   // block i of ONNX's gates is block gate_order[i] of WebNN's
 };
@@ -108,74 +109,8 @@ void emit_rnn(Emitter& e, const char* onnx_op, const RnnNode& n, std::vector<std
   }
   if (reset_after) a.push_back({"linear_before_reset", int64_t{1}});
   std::vector<std::string> inputs{n.x, w, r, b, "", n.h0};
-  if (onnx_op == std::string("LSTM")) {
-    inputs.push_back(n.c0);
-    inputs.push_back(n.peephole);
-  }
+  if (onnx_op == std::string("LSTM")) inputs.push_back(n.c0);
   e.node_to(onnx_op, std::move(inputs), std::move(outputs), std::move(a));
-}
-
-// Block `index` of `value` along axis 0 without that axis ([D,...] -> [...]).
-std::string take(Emitter& e, const std::string& value, int64_t index) {
-  const std::string axes = e.const_i64({0});
-  return e.node("Squeeze", {e.node("Gather", {value, e.const_i64({index})}), axes});
-}
-
-// An LSTM with peepholes unrolled into per-step nodes. WebNN's output gate adds p_o ⊙ the
-// *previous* cell state (webnn-spec.md §2 row 61 and its emulation) where ONNX's LSTM uses the
-// new one, so the single-node form would be wrong. `n` holds ONNX-shaped operands (x [T,B,I],
-// weights [D,4H,*], biases [D,4H], peephole [D,3H] i,o,f, states [D,B,H]); `outputs` are
-// ONNX's Y [T,D,B,H], Y_h, Y_c ("" = unused).
-void emit_lstm_unrolled(Emitter& e, const RnnNode& n, int64_t steps, int64_t batch,
-                        const std::vector<std::string>& outputs) {
-  const std::vector<Act>& acts = n.activations.empty()
-                                     ? std::vector<Act>{Act::kSigmoid, Act::kTanh, Act::kTanh}
-                                     : n.activations;
-  auto act = [&](size_t k, const std::string& v) { return e.node(activation_name(acts[k]), {v}); };
-  const std::string w = reorder_gates(e, n.w, n.gate_order);  // ONNX order i,o,f,c
-  const std::string r = reorder_gates(e, n.r, n.gate_order);
-  std::string bias;
-  if (!n.bias.empty()) bias = reorder_gates(e, n.bias, n.gate_order);
-  if (!n.rbias.empty()) {
-    const std::string rb = reorder_gates(e, n.rbias, n.gate_order);
-    bias = bias.empty() ? rb : e.node("Add", {bias, rb});
-  }
-  const std::string zeros = const_filled(e, n.type, {batch, n.hidden}, 0.0);
-  const std::string axis0 = e.const_i64({0});
-  std::vector<std::string> hs, cs, ys;
-  for (int64_t d = 0; d < n.dirs; ++d) {
-    const std::string wd = take(e, w, d), rd = take(e, r, d);
-    const std::string bd = bias.empty() ? "" : take(e, bias, d);
-    const std::vector<std::string> p = e.node_n("Split", {take(e, n.peephole, d)}, 3);
-    std::string h = n.h0.empty() ? zeros : take(e, n.h0, d);
-    std::string c = n.c0.empty() ? zeros : take(e, n.c0, d);
-    const bool reverse = n.direction == "reverse" || d == 1;
-    std::vector<std::string> seq(static_cast<size_t>(steps));
-    for (int64_t s = 0; s < steps; ++s) {
-      const int64_t t = reverse ? steps - 1 - s : s;
-      std::vector<std::string> xin{take(e, n.x, t), wd};
-      if (!bd.empty()) xin.push_back(bd);
-      const std::string xw = e.node("Gemm", std::move(xin), {{"transB", int64_t{1}}});
-      const std::string gates = e.node("Gemm", {h, rd, xw}, {{"transB", int64_t{1}}});
-      const std::vector<std::string> g = e.node_n("Split", {gates}, 4, {{"axis", int64_t{1}}});
-      const std::string i = act(0, e.node("Add", {g[0], e.node("Mul", {p[0], c})}));
-      const std::string o = act(0, e.node("Add", {g[1], e.node("Mul", {p[1], c})}));
-      const std::string f = act(0, e.node("Add", {g[2], e.node("Mul", {p[2], c})}));
-      const std::string cell = act(1, g[3]);
-      c = e.node("Add", {e.node("Mul", {f, c}), e.node("Mul", {i, cell})});
-      h = e.node("Mul", {o, act(2, c)});
-      seq[static_cast<size_t>(t)] = e.node("Unsqueeze", {h, axis0});
-    }
-    hs.push_back(e.node("Unsqueeze", {h, axis0}));
-    cs.push_back(e.node("Unsqueeze", {c, axis0}));
-    if (!outputs[0].empty())
-      ys.push_back(
-          e.node("Unsqueeze", {e.node("Concat", seq, {{"axis", int64_t{0}}}), e.const_i64({1})}));
-  }
-  if (!outputs[0].empty()) e.node_to("Concat", ys, {outputs[0]}, {{"axis", int64_t{1}}});
-  if (!outputs[1].empty()) e.node_to("Concat", hs, {outputs[1]}, {{"axis", int64_t{0}}});
-  if (outputs.size() > 2 && !outputs[2].empty())
-    e.node_to("Concat", cs, {outputs[2]}, {{"axis", int64_t{0}}});
 }
 
 // ONNX GRU gate order z,r,h from WebNN's layout.
@@ -218,6 +153,13 @@ RnnNode cell_node(Emitter& e, const Operation& op, uint32_t hidden) {
 const std::vector<Act> kGruDefaults{Act::kSigmoid, Act::kTanh};
 const std::vector<Act> kLstmDefaults{Act::kSigmoid, Act::kTanh, Act::kTanh};
 
+// An lstm/lstmCell with a peepholeWeight has no ONNX LSTM form; onnx_target() routes it to the
+// shared decomposition, so reaching the lowering is a bug.
+void require_no_peephole(const Operation& op) {
+  if (has_peephole(op))
+    throw OperationError("peepholeWeight has no ONNX LSTM form: decompose it first (target.h)");
+}
+
 }  // namespace
 
 // gru (row 53): outputs [hidden [D,B,H], sequence [steps,D,B,H] with returnSequence].
@@ -250,38 +192,31 @@ void lower_gruCell(Emitter& e, const Operation& op, const AttrsOf<OpType::kGruCe
 // returnSequence].
 void lower_lstm(Emitter& e, const Operation& op, const AttrsOf<OpType::kLstm>& attrs) {
   const MLLstmOptions& o = attrs.options;
+  require_no_peephole(op);
   RnnNode n = network_node(e, op, attrs.params.hiddenSize, o.direction);
   n.bias = in(e, op, 3);
   n.rbias = in(e, op, 4);
-  n.peephole = in(e, op, 5);
   n.h0 = in(e, op, 6);
   n.c0 = in(e, op, 7);
   n.activations = o.activations.value_or({});
   n.gate_order = lstm_order(o.layout);
-  const std::vector<std::string> outputs{o.returnSequence ? out(e, op, 2) : "", out(e, op, 0),
-                                         out(e, op, 1)};
-  if (!n.peephole.empty())
-    emit_lstm_unrolled(e, n, attrs.params.steps, e.dims(op.inputs[0]).at(1), outputs);
-  else
-    emit_rnn(e, "LSTM", n, outputs, kLstmDefaults, false);
+  emit_rnn(e, "LSTM", n, {o.returnSequence ? out(e, op, 2) : "", out(e, op, 0), out(e, op, 1)},
+           kLstmDefaults, false);
 }
 
 // lstmCell (row 62): one forward LSTM step on [B,I] from hiddenState and cellState [B,H];
 // outputs [hidden [B,H], cell [B,H]].
 void lower_lstmCell(Emitter& e, const Operation& op, const AttrsOf<OpType::kLstmCell>& attrs) {
   const MLLstmCellOptions& o = attrs.options;
+  require_no_peephole(op);
   RnnNode n = cell_node(e, op, attrs.params.hiddenSize);
   n.c0 = unsqueeze0(e, in(e, op, 4));
   n.bias = unsqueeze0(e, in(e, op, 5));
   n.rbias = unsqueeze0(e, in(e, op, 6));
-  n.peephole = unsqueeze0(e, in(e, op, 7));
   n.activations = o.activations.value_or({});
   n.gate_order = lstm_order(o.layout);
   const std::string h = e.fresh(), c = e.fresh();
-  if (!n.peephole.empty())
-    emit_lstm_unrolled(e, n, 1, e.dims(op.inputs[0]).at(0), {"", h, c});
-  else
-    emit_rnn(e, "LSTM", n, {"", h, c}, kLstmDefaults, false);
+  emit_rnn(e, "LSTM", n, {"", h, c}, kLstmDefaults, false);
   const std::string axes = e.const_i64({0});
   e.node_to("Squeeze", {h, axes}, {out(e, op, 0)});
   e.node_to("Squeeze", {c, axes}, {out(e, op, 1)});

@@ -1,10 +1,10 @@
 // The public entry points of include/cppnn/onnx_import.h.
 #include <fstream>
 
-#include "cppnn/context.h"
 #include "cppnn/errors.h"
 #include "cppnn/onnx_import.h"
 #include "src/import/onnx/importer.h"
+#include "src/passes/rewriter.h"
 
 namespace cppnn {
 
@@ -60,8 +60,8 @@ OnnxImportResult import_onnx(MLGraphBuilder& builder, const std::filesystem::pat
 
 Graph onnx_to_graph(const std::filesystem::path& model, const OnnxImportOptions& options,
                     OnnxImportResult* result) {
-  MLContext context = MLContext::create({.backend = "reference"});
-  MLGraphBuilder builder(context);
+  // Recorded only to take the graph model: a builder without a backend (the spec's validation).
+  MLGraphBuilder builder = passes::pass_builder();
   OnnxImportResult r = import_onnx(builder, model, options);
   Graph graph = builder.pruned_graph(r.outputs);
   if (result) *result = std::move(r);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 #include "src/ops/activations_params.h"
 #include "src/passes/decompose.h"
@@ -23,9 +24,10 @@ MLOperand option_scalar(MLGraphBuilder& b, const MLOperand& w, double v, MLOpera
   return scalar_like(b, w, MLNumber(v).cast_to_double(type));
 }
 
-// x < lo ? lo : (hi < x ? hi : x), the reference's clamp (NaN and -0 are kept); a null bound is
-// skipped.
-MLOperand clamp_to(MLGraphBuilder& b, MLOperand x, const MLOperand* lo, const MLOperand* hi) {
+// x < lo ? lo : (hi < x ? hi : x), the reference's clamp (NaN and -0 are kept); an absent bound
+// is skipped.
+MLOperand clamp_to(MLGraphBuilder& b, MLOperand x, const std::optional<MLOperand>& lo,
+                   const std::optional<MLOperand>& hi) {
   if (lo) x = b.where(b.lesser(x, *lo), *lo, x);
   if (hi) x = b.where(b.lesser(*hi, x), *hi, x);
   return x;
@@ -51,20 +53,23 @@ MLOperand log1p(MLGraphBuilder& b, const MLOperand& v) {
   return b.where(b.equal(u, one), v, goldberg);
 }
 
-// clamp(x) (row 5, erratum §6.1): absent and NaN bounds are ±Inf and left out; the bounds are cast
-// to the input type (integer bounds saturate), and x < lo / hi < x selects exactly like the
-// reference kernel.
+// One bound of clamp as a constant of `type` (cast like the reference: integer bounds saturate),
+// or none when it is the double `unbounded` (-Inf for minValue, +Inf for maxValue; also what
+// absent and NaN bounds become), which no value passes.
+std::optional<MLOperand> clamp_bound(MLGraphBuilder& b, MLOperandDataType type, const MLNumber& v,
+                                     double unbounded) {
+  if (v.kind() == MLNumber::Kind::kDouble && v.as_double() == unbounded) return std::nullopt;
+  return scalar(b, type, v);
+}
+
+// clamp(x) (row 5, erratum §6.1): absent and NaN bounds are ±Inf and left out, and x < lo /
+// hi < x select exactly like the reference kernel.
 std::vector<MLOperand> decompose_clamp(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const MLOperand& x = c.input(0);
   const ClampBounds bounds = clamp_bounds(c.attrs<kClamp>().options);
-  const bool has_lo =
-      !(bounds.min.kind() == MLNumber::Kind::kDouble && bounds.min.as_double() == -kInf);
-  const bool has_hi =
-      !(bounds.max.kind() == MLNumber::Kind::kDouble && bounds.max.as_double() == kInf);
-  const MLOperand lo = scalar(b, x.dataType(), bounds.min),
-                  hi = scalar(b, x.dataType(), bounds.max);
-  return {clamp_to(b, x, has_lo ? &lo : nullptr, has_hi ? &hi : nullptr)};
+  return {clamp_to(b, x, clamp_bound(b, x.dataType(), bounds.min, -kInf),
+                   clamp_bound(b, x.dataType(), bounds.max, kInf))};
 }
 
 // elu(x) = x > 0 ? x : alpha * expm1(x) (row 46), in float32 for float16.
@@ -77,7 +82,10 @@ std::vector<MLOperand> decompose_elu(DecomposeContext& c) {
   return {narrow(b, b.where(b.lesser(scalar_like(b, w, 0), w), w, negative), type)};
 }
 
-// gelu(x) = 0.5 * x * (1 + erf(x / sqrt(2))) (row 51), in float32 for float16.
+// gelu(x) = 0.5 * x * (1 + erf(x / sqrt(2))) (row 51), in float32 for float16. As in the
+// backends that compute this formula in float32, 1 + erf cancels for x < -2.5 (float32 results
+// there are tens of ULP or more from the reference's erfc form, though within about 1e-7
+// absolutely).
 std::vector<MLOperand> decompose_gelu(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const MLOperand w = widen(b, c.input(0));
@@ -96,7 +104,7 @@ std::vector<MLOperand> decompose_hardSigmoid(DecomposeContext& c) {
   const MLOperand v =
       b.add(b.mul(w, option_scalar(b, w, o.alpha, type)), option_scalar(b, w, o.beta, type));
   const MLOperand zero = scalar_like(b, w, 0), one = scalar_like(b, w, 1);
-  return {narrow(b, clamp_to(b, v, &zero, &one), type)};
+  return {narrow(b, clamp_to(b, v, zero, one), type)};
 }
 
 // hardSwish(x) = x * max(0, min(6, x + 3)) / 6 (row 56), in float32 for float16: 0 for x <= -3
@@ -186,7 +194,7 @@ std::vector<MLOperand> decompose_softsign(DecomposeContext& c) {
   const MLOperand w = widen(b, c.input(0));
   const double big = std::numeric_limits<float>::max();
   const MLOperand lo = scalar_like(b, w, -big), hi = scalar_like(b, w, big);
-  const MLOperand x = clamp_to(b, w, &lo, &hi);
+  const MLOperand x = clamp_to(b, w, lo, hi);
   const MLOperand y = b.div(x, b.add(scalar_like(b, w, 1), b.abs(x)));
   return {narrow(b, y, c.input(0).dataType())};
 }

@@ -122,6 +122,7 @@ std::vector<MLOperand> decompose_conv_transpose2d(DecomposeContext& c) {
 
 }  // namespace
 
+// convTranspose2d through conv2d (conv2d itself is a primitive).
 void register_convolution(DecompositionTable& t) {
   t.add(OpType::kConvTranspose2d, decompose_conv_transpose2d,
         {{OpType::kConv2d},

@@ -30,7 +30,7 @@ MLOperand gather_at(MLGraphBuilder& b, const MLOperand& x, uint32_t axis,
 // front), then each broadcast dimension of size 1 gathered n times at position 0.
 std::vector<MLOperand> decompose_expand(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
-  const Dims& in = c.input_desc(0).shape;
+  const Dims in = c.input_desc(0).shape;
   const Dims& out = c.output_desc(0).shape;
   Dims shape(out.size() - in.size(), 1);
   shape.insert(shape.end(), in.begin(), in.end());
@@ -86,7 +86,7 @@ std::vector<MLOperand> decompose_pad(DecomposeContext& c) {
 // reverse (row 82, erratum 6): each listed axis (absent: all, []: none) gathered backwards.
 std::vector<MLOperand> decompose_reverse(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
-  const Dims& shape = c.input_desc(0).shape;
+  const Dims shape = c.input_desc(0).shape;
   Dims all(shape.size());
   std::iota(all.begin(), all.end(), 0u);
   MLOperand x = c.input(0);
@@ -103,7 +103,7 @@ std::vector<MLOperand> decompose_reverse(DecomposeContext& c) {
 std::vector<MLOperand> decompose_split(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const uint32_t axis = c.attrs<OpType::kSplit>().options.axis;
-  const Dims& shape = c.input_desc(0).shape;
+  const Dims shape = c.input_desc(0).shape;
   std::vector<MLOperand> outs;
   uint32_t offset = 0;
   for (size_t i = 0; i < c.op().outputs.size(); ++i) {
@@ -119,7 +119,7 @@ std::vector<MLOperand> decompose_split(DecomposeContext& c) {
 // tile (row 92): each repeated dimension of size n gathered at positions i mod n.
 std::vector<MLOperand> decompose_tile(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
-  const Dims& shape = c.input_desc(0).shape;
+  const Dims shape = c.input_desc(0).shape;
   const Dims& reps = c.attrs<OpType::kTile>().params.shape;
   MLOperand x = c.input(0);
   for (uint32_t d = 0; d < shape.size(); ++d) {
@@ -136,7 +136,7 @@ std::vector<MLOperand> decompose_tile(DecomposeContext& c) {
 std::vector<MLOperand> decompose_triangular(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const auto& options = c.attrs<OpType::kTriangular>().options;
-  const Dims& shape = c.input_desc(0).shape;
+  const Dims shape = c.input_desc(0).shape;
   const uint32_t rows = shape[shape.size() - 2], cols = shape.back();
   std::vector<MLNumber> mask;
   mask.reserve(uint64_t{rows} * cols);
@@ -160,7 +160,7 @@ void register_data_movement(DecompositionTable& t) {
   t.add(kReverse, decompose_reverse, {{kGather}});
   t.add(kSplit, decompose_split, {{kSlice}});
   t.add(kTile, decompose_tile, {{kGather}});
-  t.add(kTriangular, decompose_triangular, {{kWhere}});
+  t.add(kTriangular, decompose_triangular, {{kWhere, dt::kU8}});
 }
 
 }  // namespace cppnn::passes

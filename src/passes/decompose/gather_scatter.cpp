@@ -135,18 +135,19 @@ MLOperand scatter_sources(MLGraphBuilder& b, const MLOperand& writers, int64_t i
 std::vector<MLOperand> decompose_gather_elements(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const uint32_t axis = c.attrs<OpType::kGatherElements>().options.axis;
-  const Dims& data = c.input_desc(0).shape;
+  const Dims data = c.input_desc(0).shape;
   const std::vector<int64_t> s = strides_of(data);
   const MLOperand along = read_table(b, c.input(1), arithmetic(data[axis], 0, s[axis]));
-  const MLOperand flat = b.add(along, coordinate_sum(b, c.input_desc(1).shape, s, axis));
+  const Dims ishape = c.input_desc(1).shape;
+  const MLOperand flat = b.add(along, coordinate_sum(b, ishape, s, axis));
   return {b.gather(flatten(b, c.input(0)), flat)};
 }
 
 // gatherND (row 50): the input as rows of data.shape[:k], gathered at each tuple's row.
 std::vector<MLOperand> decompose_gather_nd(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
-  const Dims& data = c.input_desc(0).shape;
-  const Dims& ishape = c.input_desc(1).shape;
+  const Dims data = c.input_desc(0).shape;
+  const Dims ishape = c.input_desc(1).shape;
   const MLOperand rows = tuple_rows(b, c.input(1), data, Dims(ishape.begin(), ishape.end() - 1));
   return {b.gather(reshape_to(b, c.input(0), rows_shape(data, ishape.back())), rows)};
 }
@@ -156,8 +157,8 @@ std::vector<MLOperand> decompose_gather_nd(DecomposeContext& c) {
 std::vector<MLOperand> decompose_scatter_elements(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
   const uint32_t axis = c.attrs<OpType::kScatterElements>().options.axis;
-  const Dims& data = c.input_desc(0).shape;
-  const Dims& ishape = c.input_desc(1).shape;
+  const Dims data = c.input_desc(0).shape;
+  const Dims ishape = c.input_desc(1).shape;
   const std::vector<int64_t> si = strides_of(ishape);
   const MLOperand targets = read_table(b, c.input(1), arithmetic(data[axis], 0, 1));
   const MLOperand writers = last_writers(b, targets, axis, data[axis]);
@@ -172,8 +173,8 @@ std::vector<MLOperand> decompose_scatter_elements(DecomposeContext& c) {
 // one-hot of tuples x rows) replaces that row of the input.
 std::vector<MLOperand> decompose_scatter_nd(DecomposeContext& c) {
   MLGraphBuilder& b = c.builder();
-  const Dims& data = c.input_desc(0).shape;
-  const Dims& ishape = c.input_desc(1).shape;
+  const Dims data = c.input_desc(0).shape;
+  const Dims ishape = c.input_desc(1).shape;
   const uint32_t k = ishape.back();
   const Dims rows = rows_shape(data, k);
   const uint32_t count =
@@ -200,7 +201,7 @@ void register_gather_scatter(DecompositionTable& t) {
   std::vector<DecompositionUse> nd = elements;
   nd.push_back({kSlice, i32});
   const std::vector<DecompositionUse> scatter{
-      {kConcat}, {kEqual, i32}, {kWhere, i32}, {kReduceMax, i32}, {kMax, i32}};
+      {kConcat}, {kEqual, i32}, {kWhere, dt::kU8}, {kReduceMax, i32}, {kMax, i32}};
   std::vector<DecompositionUse> scatter_elements = elements, scatter_nd = nd;
   scatter_elements.insert(scatter_elements.end(), scatter.begin(), scatter.end());
   scatter_nd.insert(scatter_nd.end(), scatter.begin(), scatter.end());

@@ -40,9 +40,11 @@ struct PoolAxis {
   bool whole() const { return out == 1 && pad_begin == 0 && window == in && extent() == in; }
 };
 
+// Both spatial axes of a pooling op and its layout.
 struct PoolGeometry {
   PoolAxis h, w;
   MLInputOperandLayout layout = MLInputOperandLayout::kNchw;
+  // True when the window is the whole input (a reduction over the spatial axes).
   bool whole() const { return h.whole() && w.whole(); }
 };
 
@@ -158,6 +160,7 @@ std::vector<MLOperand> decompose_max_pool2d(DecomposeContext& c) {
 
 }  // namespace
 
+// averagePool2d and l2Pool2d through float32 window sums, maxPool2d through slices and max.
 void register_pooling(DecompositionTable& t) {
   using namespace dt;
   const std::vector<DecompositionUse> sums{

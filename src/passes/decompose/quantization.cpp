@@ -19,9 +19,11 @@ namespace {
 
 using DT = MLOperandDataType;
 
+// The packed 4-bit types (left to the int4 unpacking pass).
 bool is_packed4(DT t) {
   return t == DT::kInt4 || t == DT::kUint4;
 }
+// The 32-bit quantized types, whose sums run in int64.
 bool is_32bit(DT t) {
   return t == DT::kInt32 || t == DT::kUint32;
 }
@@ -107,6 +109,7 @@ std::vector<MLOperand> decompose_quantize_linear(DecomposeContext& c) {
 
 }  // namespace
 
+// dequantizeLinear and quantizeLinear (8- and 32-bit quantized types).
 void register_quantization(DecompositionTable& t) {
   using enum OpType;
   t.add(kDequantizeLinear, decompose_dequantize_linear,

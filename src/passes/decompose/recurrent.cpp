@@ -237,6 +237,7 @@ struct Network {
   bool sequence = false;
 };
 
+// The Network of gru/lstm options and params (input [steps, B, I]).
 template <class Options>
 Network network(const DecomposeContext& c, const Options& o, const RecurrentParams& p) {
   const std::vector<uint32_t>& in = c.input_desc(0).shape;
@@ -296,7 +297,7 @@ MLOperand stack_sequence(MLGraphBuilder& b, const Unrolled& u, MLOperandDataType
   return narrow(b, join(b, steps, 0), type);
 }
 
-// The initial state of direction d: input i's part, or zeros [B, H].
+// The initial state of direction d: that part of the given [D, B, H] state, or zeros [B, H].
 MLOperand initial_state(MLGraphBuilder& b, const MLOperand& given, const Network& net, uint32_t d) {
   if (!given.is_null()) return direction_part(b, given, d);
   return filled(b, {MLOperandDataType::kFloat32, {net.batch, net.hidden}}, 0.0);
@@ -382,6 +383,7 @@ std::vector<MLOperand> decompose_lstm_cell(DecomposeContext& c) {
 
 }  // namespace
 
+// gru, gruCell, lstm and lstmCell decompose into the same cell arithmetic.
 void register_recurrent(DecompositionTable& t) {
   using enum OpType;
   // The arithmetic runs in float32 (float16 widened by cast); the activations are those the

@@ -120,7 +120,7 @@ std::vector<MLOperand> decompose_resample2d(DecomposeContext& c) {
   const MLOperandDataType type = c.input_desc(0).dataType;
   const bool linear = o.mode == MLInterpolationMode::kLinear;
   MLOperand x = c.input(0);
-  if (linear) x = narrow(b, x, MLOperandDataType::kFloat32);
+  if (linear) x = narrow(b, x, MLOperandDataType::kFloat32);  // a cast unless float32 already
   x = resample_axis(b, resample_axis(b, x, a1, out[a1], linear), a0, out[a0], linear);
   if (linear && !is_float(type)) x = round_half_even(b, x);
   return {narrow(b, x, type)};
@@ -128,6 +128,7 @@ std::vector<MLOperand> decompose_resample2d(DecomposeContext& c) {
 
 }  // namespace
 
+// resample2d through gathers, and float32 arithmetic for linear mode.
 void register_resample(DecompositionTable& t) {
   using namespace dt;
   t.add(OpType::kResample2d, decompose_resample2d,
