@@ -127,7 +127,7 @@ struct OpAttrs {
 // Per-op info from ops.def: OpInfo<OpType::kX>::Signature, ::Options, ::Attrs.
 template <OpType T>
 struct OpInfo;
-#define CPPNN_OP(E, m, S, O, F)                                   \
+#define CPPNN_OP(E, m, S, O, F)                                \
   template <>                                                  \
   struct OpInfo<OpType::k##E> {                                \
     using Signature = sig::S;                                  \

@@ -9,9 +9,9 @@
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
 #include "src/ops/role_check.h"
+#include "src/ops/shape_utils.h"
 #include "src/passes/context_limits.h"
 #include "src/passes/pipeline.h"
-#include "src/ops/shape_utils.h"
 
 namespace cppnn {
 namespace {
@@ -59,8 +59,8 @@ void check_tensor_type(const detail::ContextState& ctx, const MLOperandDescripto
   // reading them (dequantizeLinear, ...) decide.
   if (cl && is_spec_data_type(d.dataType) && !mask_has(cl->tensor_types, d.dataType))
     throw TypeError(std::string(method) + ": data type " + std::string(data_type_name(d.dataType)) +
-                    " is not supported" + by_backend(ctx) + " (supported: " +
-                    data_type_list(cl->tensor_types) + ")");
+                    " is not supported" + by_backend(ctx) +
+                    " (supported: " + data_type_list(cl->tensor_types) + ")");
 }
 
 }  // namespace
@@ -222,8 +222,7 @@ std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOpe
   // The context's own limits (opSupportLimits()): what its backend runs, natively or decomposed.
   if (const passes::ContextLimits* cl = st.context->limits.get()) {
     const std::string whose = by_backend(*st.context);
-    if (!cl->supported(type))
-      throw TypeError(prefix + ": the operator is not supported" + whose);
+    if (!cl->supported(type)) throw TypeError(prefix + ": the operator is not supported" + whose);
     if (auto s = check_input_roles(cl->op(type), descs, list, whose); !s) fail(prefix, s.error());
     if (auto s = check_output_roles(cl->op(type), *outputs, whose); !s) fail(prefix, s.error());
   }
@@ -313,7 +312,8 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
     std::lock_guard<std::mutex> timeline(ctx.timeline);
     if (ctx.is_lost()) throw InvalidStateError("build: the context was lost while building");
     // The backend's pipeline (decomposition, ...) rewrites what it does not run natively.
-    gs->compiled = ctx.backend->compile(passes::prepare_graph(ctx.backend->descriptor(), gs->graph));
+    gs->compiled =
+        ctx.backend->compile(passes::prepare_graph(ctx.backend->descriptor(), gs->graph));
   }
   // Register the graph so that losing the context destroys it (§4); a loss that came first wins.
   std::lock_guard<std::mutex> lock(ctx.mu);

@@ -63,8 +63,9 @@ const detail::TensorState& usable_tensor(const detail::ContextState& ctx, const 
 // the tensors' data pointers in graph order.
 template <class Ptr>
 void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string>& names,
-          const std::map<std::string, MLOperandDescriptor>& descs, const MLNamedTensors& tensors,
-          const char* side, std::vector<Ptr>& out, std::set<const detail::TensorState*>& seen) {
+                  const std::map<std::string, MLOperandDescriptor>& descs,
+                  const MLNamedTensors& tensors, const char* side, std::vector<Ptr>& out,
+                  std::set<const detail::TensorState*>& seen) {
   if (tensors.size() != names.size())
     throw TypeError("dispatch: the graph has " + std::to_string(names.size()) + " " + side + ", " +
                     std::to_string(tensors.size()) + " were bound");

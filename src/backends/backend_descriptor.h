@@ -20,8 +20,9 @@ namespace cppnn {
 struct PassSelection {
   bool unpack_int4 = false;     // int4/uint4 constants become int8/uint8 once at build
   bool fold_constants = false;  // operations on constants only are computed at build
-  bool convert_layout = false;  // convolutions, pools, resample in preferred_layout, transposes sunk
-  bool fuse = false;            // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
+  bool convert_layout =
+      false;          // convolutions, pools, resample in preferred_layout, transposes sunk
+  bool fuse = false;  // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
 };
 
 // One backend's declaration.

@@ -46,7 +46,7 @@ std::vector<std::string_view> operand_options_of() {
 std::vector<std::string_view> positional_param_names(OpType t) {
   switch (t) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return params_of<sig::S>(t);
 #include "cppnn/ops.def"
 #undef CPPNN_OP
@@ -57,7 +57,7 @@ std::vector<std::string_view> positional_param_names(OpType t) {
 int positional_operand_count(OpType t) {
   switch (t) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return SignatureTraits<sig::S>::kOperands;
 #include "cppnn/ops.def"
 #undef CPPNN_OP
@@ -68,7 +68,7 @@ int positional_operand_count(OpType t) {
 std::vector<std::string_view> operand_option_names(OpType t) {
   switch (t) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return operand_options_of<O>();
 #include "cppnn/ops.def"
 #undef CPPNN_OP

@@ -388,7 +388,7 @@ DynCall decode_builder_call(std::string_view method, std::span<const DynValue> a
     throw TypeError("\"" + std::string(method) + "\" is not an MLGraphBuilder operation");
   switch (type) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return decode<OpType::k##E>(args);
 #include "cppnn/ops.def"
 #undef CPPNN_OP

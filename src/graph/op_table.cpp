@@ -43,7 +43,7 @@ const OpLimits& op_limits(OpType t) {
 Result<OutputDescs> infer_op(OpType t, const InferInput& in, const OpAttributes& attrs) {
   switch (t) {
 #define CPPNN_OP(E, m, S, O, F) \
-  case OpType::k##E:         \
+  case OpType::k##E:            \
     return infer_##m(in, attrs_of<OpType::k##E>(attrs));
 #include "cppnn/ops.def"
 #undef CPPNN_OP

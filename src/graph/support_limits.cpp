@@ -52,8 +52,8 @@ MLOpSupportLimits make_support_limits(std::span<const OpLimits* const> per_op,
     // An unsupported op keeps its members, with no data types.
     const OpLimits* l = per_op[i];
     auto add = [&](const RoleLimits& r, const RoleLimits* have) {
-      ol.roles.emplace_back(std::string(r.name), have ? tensor_limits(*have, l->inputs)
-                                                      : MLTensorLimits{{}, {0, 0}});
+      ol.roles.emplace_back(std::string(r.name),
+                            have ? tensor_limits(*have, l->inputs) : MLTensorLimits{{}, {0, 0}});
     };
     for (size_t k = 0; k < spec.inputs.size(); ++k)
       add(spec.inputs[k], l && k < l->inputs.size() ? &l->inputs[k] : nullptr);

@@ -19,8 +19,8 @@ std::string rank_range(const RoleLimits& r) {
 Status check_one(const RoleLimits& r, const std::string& name, const MLOperandDescriptor& d,
                  std::string_view whose) {
   if (r.allowed != 0 && !mask_has(r.allowed, d.dataType))
-    return type_error(name, " data type ", data_type_name(d.dataType), " is not supported",
-                      whose, " (allowed: ", data_type_list(r.allowed), ")");
+    return type_error(name, " data type ", data_type_name(d.dataType), " is not supported", whose,
+                      " (allowed: ", data_type_list(r.allowed), ")");
   size_t rank = d.shape.size();
   if (rank < r.min_rank || (r.max_rank != kRankN && rank > r.max_rank))
     return type_error(name, " rank ", rank, " is not supported", whose,

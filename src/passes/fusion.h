@@ -1,4 +1,6 @@
-// Fusion, for backends that opt in (PassSelection::fuse): conv2d/convTranspose2d/matmul/gemm followed by a bias add (folded into the op's bias where the op has one) and an elementwise activation or clamp (recorded in Operation::activations), when the intermediate has no other use.
+// Fusion, for backends that opt in (PassSelection::fuse): conv2d/convTranspose2d/matmul/gemm
+// followed by a bias add (folded into the op's bias where the op has one) and an elementwise
+// activation or clamp (recorded in Operation::activations), when the intermediate has no other use.
 #pragma once
 
 #include "cppnn/graph_model.h"

@@ -108,10 +108,8 @@ class Unpacker {
     const MLOperand ops[] = {rw_.value(op.inputs[0]), rw_.value(op.inputs[1]), *zero_point};
     const MLOperand q = rw_.builder().record(op.type, ops, op.attrs).at(0);
     const bool is_signed = rw_.source().descriptor(op.inputs[2]).dataType == DT::kInt4;
-    wide_.at(op.outputs.at(0).value) =
-        rw_.builder().clamp(q, {.minValue = is_signed ? -8 : 0,
-                                .maxValue = is_signed ? 7 : 15,
-                                .label = op.label()});
+    wide_.at(op.outputs.at(0).value) = rw_.builder().clamp(
+        q, {.minValue = is_signed ? -8 : 0, .maxValue = is_signed ? 7 : 15, .label = op.label()});
     changed_ = true;
   }
 

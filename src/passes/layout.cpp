@@ -529,7 +529,7 @@ class LayoutPass {
   }
 
   // An elementwise op (unary, broadcasting, concat) with an operand held permuted: computed in
-  // that layout when this costs fewer transposes than bringing its operands back.
+  // that layout unless this costs more transposes than bringing its operands back.
   void elementwise(uint32_t i, const Operation& op) {
     const OperandId out = op.outputs[0];
     const size_t r = rank(out);
@@ -550,7 +550,8 @@ class LayoutPass {
       permuted_cost += operand_cost(in, p);
       identity_cost_sum += identity_cost(in, i);
     }
-    if (permuted_cost >= identity_cost_sum) return copy_identity(op);
+    // On a tie the op follows its operands: transposes sink towards the outputs, next to them.
+    if (permuted_cost > identity_cost_sum) return copy_identity(op);
     std::vector<MLOperand> in;
     for (OperandId x : op.inputs) in.push_back(operand_in(x, p));
     OpAttributes attrs = op.attrs;

@@ -23,8 +23,7 @@ std::shared_ptr<const Graph> prepare_graph(const BackendDescriptor& backend,
     current = &g;
     any = true;
   };
-  if (p.unpack_int4)
-    step([&](const Graph& in, bool* c) { return unpack_int4(in, backend, c); });
+  if (p.unpack_int4) step([&](const Graph& in, bool* c) { return unpack_int4(in, backend, c); });
   // Most graphs on a full backend need no decomposition: check before the pass copies anything.
   bool all_native = true;
   for (const Operation& op : current->operations)

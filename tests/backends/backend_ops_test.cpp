@@ -25,8 +25,8 @@ Bytes random_input(const MLOperandDescriptor& desc, double low, double high, uin
   const size_t width = data_type_bits(desc.dataType) / 8;
   Bytes bytes(n * width);
   const bool integer = desc.dataType != kFloat32 && desc.dataType != kFloat16;
-  const bool is_unsigned = desc.dataType == kUint8 || desc.dataType == kUint32 ||
-                           desc.dataType == kUint64;
+  const bool is_unsigned =
+      desc.dataType == kUint8 || desc.dataType == kUint32 || desc.dataType == kUint64;
   for (uint64_t i = 0; i < n; ++i) {
     double v = dist(rng);
     if (integer) v = std::floor(v);
@@ -44,20 +44,28 @@ double element(const Bytes& b, MLOperandDataType t, size_t i) {
     return static_cast<double>(v);
   };
   switch (t) {
-    case kFloat32: return read(float{});
+    case kFloat32:
+      return read(float{});
     case kFloat16: {
       uint16_t h;
       std::memcpy(&h, b.data() + i * 2, 2);
       return half_bits_to_float(h);
     }
-    case kInt32: return read(int32_t{});
-    case kUint32: return read(uint32_t{});
-    case kInt64: return read(int64_t{});
-    case kUint64: return read(uint64_t{});
-    case kInt8: return read(int8_t{});
-    case kUint8: return read(uint8_t{});
+    case kInt32:
+      return read(int32_t{});
+    case kUint32:
+      return read(uint32_t{});
+    case kInt64:
+      return read(int64_t{});
+    case kUint64:
+      return read(uint64_t{});
+    case kInt8:
+      return read(int8_t{});
+    case kUint8:
+      return read(uint8_t{});
     case kInt4:
-    case kUint4: break;
+    case kUint4:
+      break;
   }
   return 0;
 }
@@ -78,7 +86,8 @@ TEST_P(BackendOps, MatchesTheReferenceBackend) {
   MLGraph og = ob.build(c.build(ob));
   std::map<std::string, Bytes> inputs;
   uint32_t seed = 1;
-  for (const auto& [name, desc] : rg.inputs()) inputs[name] = random_input(desc, c.low, c.high, seed++);
+  for (const auto& [name, desc] : rg.inputs())
+    inputs[name] = random_input(desc, c.low, c.high, seed++);
   const auto want = run_graph(ref, rg, inputs);
   const auto got = run_graph(other, og, inputs);
   for (const auto& [name, desc] : rg.outputs()) {
@@ -91,11 +100,13 @@ TEST_P(BackendOps, MatchesTheReferenceBackend) {
     size_t bad = 0;
     for (size_t i = 0; i < n && bad < 5; ++i) {
       const double a = element(g, desc.dataType, i), e = element(w, desc.dataType, i);
-      const bool ok = is_float ? (std::isnan(e) ? std::isnan(a) : std::fabs(a - e) <= tol * (1 + std::fabs(e)))
-                               : a == e;
+      const bool ok =
+          is_float ? (std::isnan(e) ? std::isnan(a) : std::fabs(a - e) <= tol * (1 + std::fabs(e)))
+                   : a == e;
       if (!ok) {
         ++bad;
-        ADD_FAILURE() << c.name << " output " << name << "[" << i << "]: " << a << ", reference " << e;
+        ADD_FAILURE() << c.name << " output " << name << "[" << i << "]: " << a << ", reference "
+                      << e;
       }
     }
   }

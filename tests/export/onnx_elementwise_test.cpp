@@ -1,6 +1,6 @@
 // The ONNX lowering shapes of the elementwise and activation families
-// (src/export/onnx/lower_elementwise.cpp, lower_activations.cpp): graphs built through
-// MLGraphBuilder, converted with convert_graph, and the emitted node types and attributes
+// (src/export/onnx/lower_elementwise_{binary,unary}.cpp, lower_activations.cpp): graphs built
+// through MLGraphBuilder, converted with convert_graph, and the emitted node types and attributes
 // checked so that a regression (an extra Cast, a lost guard) is caught. Where ONNX Runtime is
 // built in, the edge cases the lowerings exist for (integer division by 0 and INT_MIN / -1,
 // saturating float -> integer casts, integer types ORT's kernels lack, NaN through sign, relu,

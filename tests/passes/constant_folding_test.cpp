@@ -87,8 +87,8 @@ TEST(ConstantFolding, Float16AndIntegersFoldLikeTheReference) {
   MLOperand a = b.constant({kFloat16, {3}}, to_bytes(h));
   MLOperand i = b.constant({kInt8, {3}}, to_bytes(std::vector<int8_t>{127, -128, 5}));
   MLOperand wrapped = b.add(i, b.constant(kInt8, MLNumber(1)));  // wraps around
-  const Graph g = b.pruned_graph(
-      {{"h", b.mul(a, b.constant(kFloat16, MLNumber(2)))}, {"i", wrapped}});
+  const Graph g =
+      b.pruned_graph({{"h", b.mul(a, b.constant(kFloat16, MLNumber(2)))}, {"i", wrapped}});
   bool changed = false;
   const Graph folded = fold_constants(g, FoldOptions{}, &changed);
   EXPECT_TRUE(changed);

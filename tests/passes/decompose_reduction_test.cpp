@@ -241,7 +241,8 @@ TEST(DecomposeReduction, ReduceL1IsExactForEveryType) {
   expect_reductions_match(&MLGraphBuilder::reduceL1, mixed32(), 0);
   expect_reductions_match(&MLGraphBuilder::reduceL1, half({2, 3, 4}, randoms(24, -3, 3)), 0);
   std::vector<int32_t> ints(24);
-  for (int i = 0; i < 24; ++i) ints[i] = (i % 3 - 1) * (i * 100000000);
+  // Large values whose sum wraps (computed in int64, converted modulo 2^32 as C++20 defines).
+  for (int i = 0; i < 24; ++i) ints[i] = static_cast<int32_t>(int64_t{i % 3 - 1} * i * 100000000);
   ints[5] = std::numeric_limits<int32_t>::lowest();
   expect_reductions_match(&MLGraphBuilder::reduceL1, tensor<int32_t>(kInt32, {2, 3, 4}, ints), 0);
   std::vector<uint32_t> u(24, 0xf0000000u);

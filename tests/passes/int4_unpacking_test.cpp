@@ -158,8 +158,7 @@ TEST(Int4Unpacking, ABackendWithNativeInt4KeepsTheGraph) {
   MLOperand zp = int4_constant(b, kInt4, {1}, {0});
   const Graph g = b.pruned_graph({{"y", b.dequantizeLinear(x, floats(b, {1}, {1.0f}), zp)}});
   bool changed = true;
-  const Graph out =
-      unpack_int4(g, BackendDescriptor::with_all_ops("all"), &changed);
+  const Graph out = unpack_int4(g, BackendDescriptor::with_all_ops("all"), &changed);
   EXPECT_FALSE(changed);
   EXPECT_EQ(out.content_hash(), g.content_hash());
 }

@@ -1,10 +1,11 @@
 // The graph rewriter (src/passes/rewriter.h) and the decomposition pass's contract
 // (src/passes/decompose.h): inputs kept, constants shared, dead code removed, replacements checked.
+#include "src/passes/rewriter.h"
+
 #include <gtest/gtest.h>
 
 #include "cppnn/webnn.h"
 #include "src/passes/decompose.h"
-#include "src/passes/rewriter.h"
 
 namespace cppnn::passes {
 namespace {
@@ -92,7 +93,8 @@ TEST(Decompose, AnOpWithoutNativeFormOrDecompositionNamesTheOpAndLabel) {
   MLGraphBuilder b(MLContext::create({.backend = "reference"}));
   MLOperand x = b.input("x", {kFloat32, {1, 1, 3, 3}});
   const float one = 1;
-  MLOperand w = b.constant({kFloat32, {1, 1, 1, 1}}, std::as_bytes(std::span<const float>(&one, 1)));
+  MLOperand w =
+      b.constant({kFloat32, {1, 1, 1, 1}}, std::as_bytes(std::span<const float>(&one, 1)));
   Graph g = b.pruned_graph({{"y", b.conv2d(x, w, {.label = "stem"})}});
   try {
     decompose(g, BackendDescriptor::with_ops("adds", {OpType::kAdd}));

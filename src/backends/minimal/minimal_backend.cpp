@@ -16,11 +16,11 @@ namespace {
 BackendDescriptor minimal_descriptor() {
   using enum OpType;
   BackendDescriptor d = BackendDescriptor::with_ops(
-      "minimal", {kAdd,     kSub,       kMul,         kDiv,       kMax,   kMin,      kPow,
-                  kEqual,   kLesser,    kLesserOrEqual, kLogicalNot, kMatmul, kConv2d, kExp,
-                  kLog,     kSqrt,      kErf,         kSin,       kCos,   kTanh,     kFloor,
-                  kIdentity, kReduceSum, kReduceMax,  kTranspose, kReshape, kConcat, kSlice,
-                  kGather,  kWhere,     kCast});
+      "minimal",
+      {kAdd,       kSub,           kMul,        kDiv,    kMax,    kMin,      kPow,       kEqual,
+       kLesser,    kLesserOrEqual, kLogicalNot, kMatmul, kConv2d, kExp,      kLog,       kSqrt,
+       kErf,       kSin,           kCos,        kTanh,   kFloor,  kIdentity, kReduceSum, kReduceMax,
+       kTranspose, kReshape,       kConcat,     kSlice,  kGather, kWhere,    kCast});
   d.passes.fold_constants = true;
   d.passes.unpack_int4 = true;
   d.passes.fuse = true;  // activations the core runs (tanh) and conv2d biases fold into their op

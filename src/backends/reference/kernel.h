@@ -29,7 +29,7 @@ T* data_of(std::span<std::byte* const> slots, OperandId id) {
   return reinterpret_cast<T*>(slots[id.value]);
 }
 
-#define CPPNN_OP(E, m, S, O, F)                                       \
+#define CPPNN_OP(E, m, S, O, F)                                    \
   Kernel compile_##m(const KernelContext& kc, const Operation& op, \
                      const AttrsOf<OpType::k##E>& attrs);
 #include "cppnn/ops.def"

@@ -21,7 +21,8 @@ MLOperand constant_of(MLGraphBuilder& b, MLOperandDataType type, std::vector<uin
                       const std::vector<MLNumber>& values) {
   const size_t width = data_type_bits(type) / 8;
   std::vector<std::byte> bytes(values.size() * width);
-  for (size_t i = 0; i < values.size(); ++i) values[i].cast_to_bytes(type, bytes.data() + i * width);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i].cast_to_bytes(type, bytes.data() + i * width);
   return b.constant(MLOperandDescriptor{type, std::move(shape)}, bytes);
 }
 
