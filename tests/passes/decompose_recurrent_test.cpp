@@ -484,10 +484,9 @@ TEST(DecomposeQuantizeLinear, BlockwiseAndLowerRankScales) {
 }
 
 // int4/uint4 data reaches the decomposition only through the int4 unpacking pass, which turns
-// packed constants into int8/uint8 ones first: the result is the reference kernel's. Disabled
-// until the context's limits (src/passes/context_limits.cpp) admit int4/uint4 for a backend with
-// passes.unpack_int4: today the builder rejects the int4 dequantizeLinear call with a TypeError.
-TEST(DecomposeDequantizeLinear, DISABLED_Int4ConstantsThroughTheUnpackingPass) {
+// packed constants into int8/uint8 ones first: the result is the reference kernel's (the
+// context's limits admit int4/uint4 for a backend with passes.unpack_int4).
+TEST(DecomposeDequantizeLinear, Int4ConstantsThroughTheUnpackingPass) {
   const Inputs in{{"s", {{DT::kFloat32, {5}}, bytes_of(DT::kFloat32, {0.5, 1, 2, -1, 0.25})}}};
   for (DT packed : {DT::kInt4, DT::kUint4}) {
     SCOPED_TRACE(std::string(data_type_name(packed)));
