@@ -147,7 +147,6 @@ MLOperand folded_constant(GraphRewriter& rw, const Operation& op, OperandId out,
 
 Graph fold_constants(const Graph& graph, const FoldOptions& options, bool* changed) {
   *changed = false;
-  if (std::getenv("CPPNN_H6_BEFORE")) return graph;  // H6-TEMP measurement switch
   ConstantValues values(graph);
   GraphRewriter rw(graph);
   for (const Operation& op : graph.operations) {

@@ -123,7 +123,6 @@ class Unpacker {
 
 Graph unpack_int4(const Graph& graph, const BackendDescriptor& backend, bool* changed) {
   *changed = false;
-  if (std::getenv("CPPNN_H6_BEFORE")) return graph;  // H6-TEMP measurement switch
   DataTypeMask packed = 0;
   for (DT t : {DT::kInt4, DT::kUint4})
     if (!lists_natively(backend, t)) packed |= mask_of(t);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>  // H6-TEMP
 
 #include "cppnn/errors.h"
 #include "src/api/states.h"
@@ -234,8 +233,6 @@ MLOperand Importer::materialize(Value& value) {
 }
 
 bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<Value*>& inputs) {
-  if (std::getenv("CPPNN_H6_COUNT"))
-    fprintf(stderr, "H6 fold %s\n", node.op_type().c_str());  // H6-TEMP
   // Recorded on a builder without a backend and evaluated by the reference kernels directly.
   MLGraphBuilder scratch = passes::pass_builder();
   NodeContext c(*this, node, index, inputs, scratch, true);
@@ -249,30 +246,7 @@ bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<V
     if (info_of(o).kind != OperandKind::kOperationResult) o = scratch.identity(o);
     outs.emplace("o" + std::to_string(i), o);
   }
-  if (!outs.empty() && std::getenv("CPPNN_H6_BEFORE")) {  // H6-TEMP: the old folding, timing
-    static MLContext ctx = MLContext::create({.backend = "reference"});
-    MLGraphBuilder old(ctx);
-    NodeContext c2(*this, node, index, inputs, old, true);
-    find_handler(node.op_type())(c2);
-    MLNamedOperands outs2;
-    for (size_t i = 0; i < c2.outputs().size(); ++i) {
-      auto& out = c2.outputs()[i];
-      if (!out.operand) continue;
-      MLOperand o = *out.operand;
-      if (info_of(o).kind != OperandKind::kOperationResult) o = old.identity(o);
-      outs2.emplace("o" + std::to_string(i), o);
-    }
-    MLGraph graph = old.build(outs2);
-    MLNamedTensors none, tensors;
-    for (const auto& [name, desc] : graph.outputs())
-      tensors.emplace(name, ctx.createTensor(MLTensorDescriptor::of(desc, true, false)));
-    ctx.dispatch(graph, none, tensors);
-    for (auto& [name, tensor] : tensors) {
-      const size_t i = std::stoul(name.substr(1));
-      c.outputs()[i].operand.reset();
-      c.outputs()[i].host = HostTensor::of_bytes(tensor.descriptor(), ctx.readTensor(tensor));
-    }
-  } else if (!outs.empty()) {
+  if (!outs.empty()) {
     const Graph graph = scratch.pruned_graph(outs);
     std::vector<ConstantData> values = passes::evaluate_constant_graph(graph);
     for (size_t k = 0; k < graph.outputs.size(); ++k) {
