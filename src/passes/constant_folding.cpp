@@ -1,7 +1,6 @@
 #include "src/passes/constant_folding.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>

@@ -1,6 +1,5 @@
 #include "src/passes/int4_unpacking.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <span>
