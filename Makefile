@@ -2,7 +2,8 @@
 # (Debian packages, see scripts/install-deps.sh), configure, build and run.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
-BUILD_TYPE ?= RelWithDebInfo
+# Release (-O3): the build type users take; CI builds it once with warnings as errors.
+BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  := -G Ninja
 

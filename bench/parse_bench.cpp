@@ -1,8 +1,11 @@
 // Parse throughput of the graph formats (webnn-graph-format.md §3, §4): the .webnn text reader
-// and the GraphJson reader on generated graphs of 1k and 100k nodes, with nlohmann::json parsing
-// the same JSON bytes as the peer. Reported as bytes_per_second (MB/s).
+// and the GraphJson reader on generated graphs of 1k and 100k nodes, and on graphs carrying large
+// inline data (a 16 MiB inlineBytes constant, compact and pretty-printed, and a node option holding
+// 1M floats), with nlohmann::json parsing the same JSON bytes as the peer. Reported as
+// bytes_per_second (MB/s).
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -97,6 +100,74 @@ const std::string& json_of(size_t n) {
   return n == 1000 ? small : large;
 }
 
+// `json` without the whitespace outside strings.
+std::string minify(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\') {
+        out += json[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A graph whose bulk is inline data: `bytes` bytes of an inlineBytes constant (a pseudo-random
+// pattern) and a node option of `floats` floats.
+GraphDoc generate_inline(size_t bytes, size_t floats) {
+  GraphDoc d;
+  d.name = "inline";
+  d.inputs["x"] = DocInput{MLOperandDataType::kFloat32, {{4, ""}}};
+  DocConst k{MLOperandDataType::kUint8,
+             {static_cast<uint32_t>(bytes)},
+             {DocInit::Kind::kInlineBytes, "", {}, {}}};
+  k.init.bytes.resize(bytes);
+  uint32_t state = 12345;
+  for (uint8_t& b : k.init.bytes) {
+    state = state * 1103515245u + 12345u;
+    b = static_cast<uint8_t>(state >> 24);
+  }
+  d.consts["table"] = std::move(k);
+  DocNode n;
+  n.id = "y";
+  n.op = "relu";
+  n.inputs = {"x"};
+  if (floats > 0) {
+    DocValue values = DocValue::array();
+    values.items.reserve(floats);
+    for (size_t i = 0; i < floats; ++i) {
+      state = state * 1103515245u + 12345u;
+      values.items.push_back(
+          DocValue::floating(static_cast<double>(state >> 8) / 16777216.0 - 0.5));
+    }
+    n.options = {{"table", std::move(values)}};
+  }
+  d.nodes.push_back(std::move(n));
+  d.outputs["y"] = "y";
+  return d;
+}
+
+// 0: 16 MiB inline bytes, compact JSON; 1: the same pretty-printed (the canonical output of §4.2,
+// one element per line) with 4 MiB; 2: 1M floats in an option, compact.
+const std::string& inline_json_of(int64_t which) {
+  static std::string bytes_compact = minify(print_graph_json(generate_inline(16u << 20, 0)));
+  static std::string bytes_pretty = print_graph_json(generate_inline(4u << 20, 0));
+  static std::string floats_compact = minify(print_graph_json(generate_inline(0, 1u << 20)));
+  return which == 0 ? bytes_compact : which == 1 ? bytes_pretty : floats_compact;
+}
+
 void BM_ParseText(benchmark::State& state) {
   const std::string& src = text_of(static_cast<size_t>(state.range(0)));
   for (auto _ : state) {
@@ -129,6 +200,27 @@ void BM_NlohmannJson(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(src.size());
 }
 
+void BM_ParseGraphJsonInline(benchmark::State& state) {
+  const std::string& src = inline_json_of(state.range(0));
+  for (auto _ : state) {
+    auto doc = parse_graph_json(src, "bench.json");
+    if (!doc) state.SkipWithError(doc.error().message.c_str());
+    benchmark::DoNotOptimize(doc);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * src.size()));
+  state.counters["bytes"] = static_cast<double>(src.size());
+}
+
+void BM_NlohmannJsonInline(benchmark::State& state) {
+  const std::string& src = inline_json_of(state.range(0));
+  for (auto _ : state) {
+    auto j = nlohmann::json::parse(src);
+    benchmark::DoNotOptimize(j);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * src.size()));
+  state.counters["bytes"] = static_cast<double>(src.size());
+}
+
 void BM_PrintText(benchmark::State& state) {
   const GraphDoc doc = generate(static_cast<size_t>(state.range(0)));
   size_t bytes = 0;
@@ -143,6 +235,9 @@ void BM_PrintText(benchmark::State& state) {
 BENCHMARK(BM_ParseText)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseGraphJson)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NlohmannJson)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+// Inline data: 0 = 16 MiB bytes (compact), 1 = 4 MiB bytes (pretty), 2 = 1M floats (compact).
+BENCHMARK(BM_ParseGraphJsonInline)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NlohmannJsonInline)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PrintText)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

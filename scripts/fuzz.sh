@@ -60,11 +60,14 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$artifacts"
   [[ -d "$seeds" ]] || { echo "fuzz: no seed corpus $seeds" >&2; failed+=("$t"); continue; }
   log="$build/fuzz-$t.log"
+  extra=()  # ONNX's own test models (Debian libonnx-testdata) seed the importer when present
+  [[ "$t" == onnx_import && -d /usr/share/libonnx-testdata/data/node ]] &&
+    extra=(/usr/share/libonnx-testdata/data/node)
   dict=()
   [[ -f "$root/tests/fuzz/$t.dict" ]] && dict=(-dict="$root/tests/fuzz/$t.dict")
   echo "fuzz: $t for ${seconds}s (log $log)"
   if "$bin" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$seeds" >"$log" 2>&1; then
+      -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$seeds" "${extra[@]}" >"$log" 2>&1; then
     grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" | \
       sed "s/^/  /" || true
   else

@@ -39,8 +39,8 @@ std::vector<Box> detect_text(Model& detector, const Image& image, const BoxParam
 
   std::vector<Box> boxes;
   for (const Box& b : text_boxes(map, width, height, params)) {
-    auto to_image = [scale](int v, int limit) {
-      return std::clamp(static_cast<int>(std::lround(v / scale)), 0, limit);
+    auto to_image = [scale](int v, int limit) {  // clamped as a double: no int overflow
+      return static_cast<int>(std::lround(std::clamp(v / scale, 0.0, double(limit))));
     };
     Box mapped{to_image(b.x0, image.width), to_image(b.y0, image.height),
                to_image(b.x1, image.width), to_image(b.y1, image.height)};

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "ctc.h"
 #include "detect.h"
+#include "file_io.h"
 #include "image.h"
 #include "model.h"
 #include "recognize.h"
@@ -25,19 +27,24 @@ constexpr char kHelp[] =
     "Reads the text of IMAGE (PNG, JPEG, BMP, GIF, TGA, PNM...) with the PaddleOCR v4 detector\n"
     "and recognizer converted to WebNN graphs (cppnn convert-onnx; `make demo` converts them),\n"
     "and prints one line per text region, top to bottom and left to right, then the time of\n"
-    "each stage and the backend.\n\n"
-    "  --det FILE      detector graph (default .deps/models/det.webnn); its fixed input size\n"
+    "each stage and the backend. IMAGE must be a regular file of at least 1x1 and at most 2^28\n"
+    "pixels; transparent pixels count as white paper.\n\n"
+    "  --det FILE      detector graph (default MODELS/det.webnn); its fixed input size\n"
     "                  is the size images are fitted into\n"
-    "  --rec FILE      recognizer graph (default .deps/models/rec.webnn); its input width is\n"
+    "  --rec FILE      recognizer graph (default MODELS/rec.webnn); its input width is\n"
     "                  the widest line it reads\n"
-    "  --keys FILE     the recognizer's character list (default .deps/models/ppocr_keys_v1.txt)\n"
+    "  --keys FILE     the recognizer's character list (default MODELS/ppocr_keys_v1.txt)\n"
     "  --backend NAME  the cppnn backend (ort, reference; default: the default backend)\n"
     "  --demo          render a few lines of known text instead of reading IMAGE, recognize\n"
     "                  them and end with `ocr: K/N lines exact`; exit 0 only when K == N\n"
     "  --out FILE      with --demo: also write the rendered image as PNG\n"
-    "  --font FILE     with --demo: the TrueType font (default DejaVuSans)\n"
+    "  --font FILE     with --demo: the TrueType font (default DejaVuSans); checked before\n"
+    "                  use, anything but a single TrueType font is refused\n"
+    "MODELS is .deps/models of the source tree the program was built in, found from the\n"
+    "executable's location (../../.deps/models from build/bin/cppnn-ocr), so the defaults work\n"
+    "from any folder; a file missing there is looked for in .deps/models of the current folder.\n"
     "Each graph's weights are the SafeTensors file beside it (det.safetensors ...).\n"
-    "Exit: 0 ok, 1 error (a message `Error: ...` on stderr) or a demo mismatch.\n";
+    "Exit: 0 ok, 1 error (a message `Error: ...` naming the file on stderr) or a demo mismatch.\n";
 
 // The demo's text: English words and digits, one string per line.
 const std::vector<std::string> kDemoLines = {
@@ -48,9 +55,7 @@ const std::vector<std::string> kDemoLines = {
 };
 
 struct Options {
-  std::string det = ".deps/models/det.webnn";
-  std::string rec = ".deps/models/rec.webnn";
-  std::string keys = ".deps/models/ppocr_keys_v1.txt";
+  std::string det, rec, keys;  // empty: the default (default_model_file)
   std::string backend;
   std::string font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   std::optional<std::string> out;
@@ -58,6 +63,21 @@ struct Options {
   bool demo = false;
   bool help = false;
 };
+
+// The default path of the model file `name`: in .deps/models two folders above the executable
+// (build/bin/cppnn-ocr in the source tree), else in .deps/models of the current folder; when it
+// is in neither, the first (so the error names where it was expected).
+std::string default_model_file(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path local = fs::path(".deps") / "models" / name;
+  if (ec || exe.empty()) return local.string();
+  const fs::path beside =
+      (exe.parent_path() / ".." / ".." / ".deps" / "models" / name).lexically_normal();
+  if (fs::exists(beside, ec) || !fs::exists(local, ec)) return beside.string();
+  return local.string();
+}
 
 // Parses the command line; std::runtime_error for a bad one.
 Options parse_args(int argc, char** argv) {
@@ -68,22 +88,27 @@ Options parse_args(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
       return argv[++i];
     };
+    const auto path_value = [&]() -> std::string {
+      std::string v = value();
+      if (v.empty()) throw std::runtime_error(arg + " needs a file name, got an empty one");
+      return v;
+    };
     if (arg == "--help" || arg == "-h")
       o.help = true;
     else if (arg == "--demo")
       o.demo = true;
     else if (arg == "--det")
-      o.det = value();
+      o.det = path_value();
     else if (arg == "--rec")
-      o.rec = value();
+      o.rec = path_value();
     else if (arg == "--keys")
-      o.keys = value();
+      o.keys = path_value();
     else if (arg == "--backend")
       o.backend = value();
     else if (arg == "--out")
-      o.out = value();
+      o.out = path_value();
     else if (arg == "--font")
-      o.font = value();
+      o.font = path_value();
     else if (arg.starts_with("-"))
       throw std::runtime_error("unknown option " + arg + " (see --help)");
     else if (o.image)
@@ -92,6 +117,9 @@ Options parse_args(int argc, char** argv) {
       o.image = arg;
   }
   if (o.help) return o;
+  if (o.det.empty()) o.det = default_model_file("det.webnn");
+  if (o.rec.empty()) o.rec = default_model_file("rec.webnn");
+  if (o.keys.empty()) o.keys = default_model_file("ppocr_keys_v1.txt");
   if (o.demo && o.image) throw std::runtime_error("--demo takes no IMAGE");
   if (!o.demo && !o.image) throw std::runtime_error("no IMAGE given (see --help)");
   if (!o.demo && o.out) throw std::runtime_error("--out is for --demo");
@@ -102,6 +130,25 @@ Options parse_args(int argc, char** argv) {
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+// Before the graphs load: the model files are readable, or one error naming each one that
+// is not (the graphs first).
+void check_model_files(const Options& o) {
+  std::string problems;
+  const std::pair<const char*, const std::string*> files[] = {
+      {"detector graph", &o.det}, {"recognizer graph", &o.rec}, {"keys file", &o.keys}};
+  bool graph_missing = false;
+  for (const auto& [what, path] : files) {
+    const std::string problem = ocr::regular_file_problem(*path);
+    if (problem.empty()) continue;
+    if (!problems.empty()) problems += "; ";
+    problems += std::string("cannot read ") + what + " " + *path + ": " + problem;
+    graph_missing = graph_missing || path != &o.keys;
+  }
+  if (graph_missing)
+    problems += " (`make demo` converts the models into .deps/models; see --help for the defaults)";
+  if (!problems.empty()) throw std::runtime_error(problems);
 }
 
 // A recognized text region.
@@ -122,6 +169,8 @@ int run(const Options& o) {
     image = ocr::load_image(*o.image);
     source = *o.image;
   }
+  // The image (or font) is checked; now the model files, before anything is loaded.
+  check_model_files(o);
   const ocr::CharacterSet chars = ocr::CharacterSet::load(o.keys);
 
   // Load and build both graphs once on one context.

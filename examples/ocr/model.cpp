@@ -5,19 +5,18 @@
 #include <cppnn/formats.h>
 #include <cppnn/weights.h>
 
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
+
+#include "file_io.h"
 
 namespace ocr {
 namespace {
 
-// The whole file as text.
+// The whole graph file as text (a regular file only, so a FIFO cannot hang the program).
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<unsigned char> bytes = read_regular_file(path, "graph", uint64_t{1} << 30);
+  return {bytes.begin(), bytes.end()};
 }
 
 // The graph built from `graph_file`; weights are mapped from the sidecar on first use.

@@ -10,7 +10,8 @@ namespace ocr {
 
 std::vector<float> recognizer_input(const Image& line, int width, int height) {
   const double aspect = static_cast<double>(line.width) / line.height;
-  const int w = std::clamp(static_cast<int>(std::ceil(height * aspect)), 1, width);
+  // Clamped as a double: a very wide line must not overflow the int.
+  const int w = static_cast<int>(std::clamp(std::ceil(height * aspect), 1.0, double(width)));
   const Image resized = resize(line, w, height);
   const size_t plane = static_cast<size_t>(width) * height;
   std::vector<float> input(3 * plane, 0.0f);

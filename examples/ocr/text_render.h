@@ -17,7 +17,8 @@ struct TextLayout {
 };
 
 // An image just large enough for `lines` (ASCII) rendered with the font file `font_path`, one
-// line below the other, left-aligned. Throws std::runtime_error when the font cannot be read.
+// line below the other, left-aligned. Throws std::runtime_error naming the file when the font
+// cannot be read or is not a TrueType font (truetype.h checks it before stb_truetype reads it).
 Image render_text(const std::vector<std::string>& lines, const std::string& font_path,
                   const TextLayout& layout = {});
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cppnn/element_type.h"
 #include "cppnn/enums.h"
 #include "cppnn/support_limits.h"
 #include "cppnn/tensor.h"
@@ -63,6 +64,20 @@ class MLContext {
   // writeTensor(tensor, bytes): copies `bytes` at call time. TypeError for a tensor of another
   // context, destroyed or not writable, or a byte length that does not match.
   void writeTensor(const MLTensor& tensor, std::span<const std::byte> bytes);
+  // writeTensor(tensor, values) with typed elements (cppnn extension, element_type.h): TypeError
+  // when the element type is not the tensor's data type.
+  template <class T>
+  requires kIsElementType<T>
+  void writeTensor(const MLTensor& tensor, std::span<const T> values) {
+    writeTensorTyped(tensor, typed_bytes(values));
+  }
+  template <class T>
+  requires kIsElementType<T>
+  void writeTensor(const MLTensor& tensor, const std::vector<T>& values) {
+    writeTensorTyped(tensor, typed_bytes(std::span<const T>(values)));
+  }
+  // The typed writeTensor() forms: checks the element type, then writeTensor(tensor, bytes).
+  void writeTensorTyped(const MLTensor& tensor, TypedBytes values);
   // readTensor(tensor, out): copies the tensor into `out` after all earlier work. TypeError for a
   // tensor of another context, destroyed or not readable, or a size mismatch; InvalidStateError
   // when the context is lost.

@@ -17,4 +17,19 @@ uint16_t float_to_bfloat16_bits(float value) noexcept;
 // bfloat16 bits -> float (exact).
 float bfloat16_bits_to_float(uint16_t bits) noexcept;
 
+// One float16 element as stored (IEEE binary16 bits), for the typed constant() and writeTensor()
+// overloads: `std::vector<Float16> v = {Float16(1.5f)}`.
+struct Float16 {
+  uint16_t bits = 0;
+  Float16() = default;
+  explicit Float16(float value) noexcept : bits(float_to_half_bits(value)) {}
+  static Float16 from_bits(uint16_t b) noexcept {
+    Float16 h;
+    h.bits = b;
+    return h;
+  }
+  explicit operator float() const noexcept { return half_bits_to_float(bits); }
+};
+static_assert(sizeof(Float16) == 2);
+
 }  // namespace cppnn

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -67,5 +68,12 @@ struct GraphFileOptions {
 std::string graph_to_webnn_text(const Graph& graph, const GraphFileOptions& options = {},
                                 FormatWarnings* warnings = nullptr);
 std::string graph_to_graph_json(const Graph& graph, const GraphFileOptions& options = {});
+
+// Saves `graph` as a graph file with its weights: `path` as .webnn text (GraphJson when it ends
+// in `.json`), every constant over options.max_inline_bytes or loaded from a weights file as
+// `@weights("<name>")` in `<stem>.safetensors` beside it, where loading finds it again (§7.1).
+// Both files are written atomically and land together, or neither does (DataError).
+void save_graph_file(const Graph& graph, const std::filesystem::path& path,
+                     const GraphFileOptions& options = {});
 
 }  // namespace cppnn

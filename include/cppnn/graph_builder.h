@@ -12,6 +12,7 @@
 
 #include "cppnn/context.h"
 #include "cppnn/descriptor.h"
+#include "cppnn/element_type.h"
 #include "cppnn/graph.h"
 #include "cppnn/number.h"
 #include "cppnn/op_type.h"
@@ -38,6 +39,23 @@ class MLGraphBuilder {
   // constant(descriptor, buffer): the bytes are copied; TypeError when the byte length does not
   // match the descriptor.
   MLOperand constant(const MLOperandDescriptor& descriptor, std::span<const std::byte> buffer);
+  // constant(descriptor, values) with typed elements (cppnn extension, element_type.h):
+  // `builder.constant({kFloat32, {2}}, std::vector<float>{1, 2})`. TypeError when the element
+  // type is not the descriptor's data type or the count does not match.
+  template <class T>
+  requires kIsElementType<T> MLOperand constant(const MLOperandDescriptor& descriptor,
+                                                std::span<const T> values) {
+    return constant_typed(descriptor, typed_bytes(values));
+  }
+  template <class T>
+  requires kIsElementType<T> MLOperand constant(const MLOperandDescriptor& descriptor,
+                                                const std::vector<T>& values) {
+    return constant_typed(descriptor, typed_bytes(std::span<const T>(values)));
+  }
+  // constant_fill(descriptor, value): every element `value` cast to the data type (cppnn
+  // extension, a file's `@scalar(v)`): stored as one element, expanded only when a backend reads
+  // it (ConstantData::fill).
+  MLOperand constant_fill(const MLOperandDescriptor& descriptor, MLNumber value);
   // constant(dataType, value): a scalar cast from `value` by the spec's cast algorithm (§3.6).
   MLOperand constant(MLOperandDataType dataType, MLNumber value);
   // constant(tensor): a constant operand holding a constant tensor's data (no copy). TypeError
@@ -47,6 +65,9 @@ class MLGraphBuilder {
   // mapped weight files).
   MLOperand constant_view(const MLOperandDescriptor& descriptor,
                           std::shared_ptr<const void> keep_alive, std::span<const std::byte> bytes);
+
+  // The typed constant() forms: checks the element type, then constant(descriptor, bytes).
+  MLOperand constant_typed(const MLOperandDescriptor& descriptor, TypedBytes values);
 
   // build(outputs): the graph of everything the outputs reach (§3.8).
   MLGraph build(const MLNamedOperands& outputs);

@@ -38,13 +38,22 @@ class ConstantData {
   // A view of `bytes` kept valid by `keep_alive` (no copy).
   static ConstantData view(std::shared_ptr<const void> keep_alive,
                            std::span<const std::byte> bytes);
+  // `size` bytes repeating `element` (a scalar fill, `@scalar(v)`; for 4-bit types the packed
+  // byte, with `last_byte` for an odd element count). Expanded on the first bytes() or data()
+  // call only, so a fill no backend reads never takes memory (docs/security.md "Memory").
+  static ConstantData fill(size_t size, std::vector<std::byte> element,
+                           std::optional<std::byte> last_byte = std::nullopt);
 
-  std::span<const std::byte> bytes() const { return {data_, size_}; }
-  const std::byte* data() const { return data_; }
+  std::span<const std::byte> bytes() const;
+  const std::byte* data() const { return bytes().data(); }
   size_t size() const { return size_; }
+  // For a fill: the repeated element's bytes (no expansion); empty otherwise.
+  std::span<const std::byte> fill_element() const;
 
  private:
+  struct Fill;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<Fill> fill_;
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -6,6 +6,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/graph_builder.h"
 #include "src/api/states.h"
+#include "src/core/text_check.h"
 #include "src/ops/infer.h"
 #include "src/ops/op_limits.h"
 #include "src/ops/role_check.h"
@@ -98,6 +99,8 @@ bool MLGraphBuilder::has_built() const {
 MLOperand MLGraphBuilder::input(const std::string& name, const MLOperandDescriptor& descriptor) {
   if (!state_->can_build()) throw InvalidStateError("input: the builder can no longer build");
   if (name.empty()) throw TypeError("input: the name is empty");
+  if (auto problem = utf8_problem(name))  // text_check.h: USVString (NUL is allowed)
+    throw TypeError("input: the name " + quoted_for_message(name) + " " + *problem);
   if (auto s = check_dimensions(descriptor, "input \"" + name + "\""); !s) fail("input", s.error());
   check_tensor_type(*state_->context, descriptor, "input");
   Graph& g = state_->graph;
@@ -179,9 +182,41 @@ MLOperand MLGraphBuilder::constant(MLOperandDataType dataType, MLNumber value) {
   return add_constant(state_, d, ConstantData::owned(std::move(bytes)));
 }
 
+MLOperand MLGraphBuilder::constant_typed(const MLOperandDescriptor& descriptor, TypedBytes values) {
+  if (values.element_type != descriptor.dataType)
+    throw TypeError("constant: " + std::string(data_type_name(values.element_type)) +
+                    " elements for a " + std::string(data_type_name(descriptor.dataType)) +
+                    " operand");
+  return constant(descriptor, values.bytes);
+}
+
+MLOperand MLGraphBuilder::constant_fill(const MLOperandDescriptor& descriptor, MLNumber value) {
+  if (!state_->can_build()) throw InvalidStateError("constant: the builder can no longer build");
+  if (auto s = check_dimensions(descriptor, "constant"); !s) fail("constant", s.error());
+  const uint64_t size = byte_length(descriptor);
+  if (size > static_cast<uint64_t>(SIZE_MAX)) throw TypeError("constant: the shape is too large");
+  std::byte one[8] = {};
+  value.cast_to_bytes(descriptor.dataType, one);
+  const unsigned bits = data_type_bits(descriptor.dataType);
+  if (bits == 4) {  // two elements per byte; the last byte holds one for an odd count
+    const auto nib = static_cast<uint8_t>(static_cast<uint8_t>(one[0]) & 0x0F);
+    const bool odd = element_count(descriptor.shape) % 2 != 0;
+    return add_constant(
+        state_, descriptor,
+        ConstantData::fill(static_cast<size_t>(size), {static_cast<std::byte>(nib | (nib << 4))},
+                           odd ? std::optional(static_cast<std::byte>(nib)) : std::nullopt));
+  }
+  return add_constant(
+      state_, descriptor,
+      ConstantData::fill(static_cast<size_t>(size), std::vector<std::byte>(one, one + bits / 8)));
+}
+
 std::vector<MLOperand> MLGraphBuilder::record(OpType type, std::span<const MLOperand> operands,
                                               OpAttributes attrs) {
   detail::BuilderState& st = *state_;
+  if (auto problem = utf8_problem(label_of(attrs)))
+    throw TypeError(std::string(op_name(type)) + ": the label " +
+                    quoted_for_message(label_of(attrs)) + " " + *problem);
   const std::string prefix = call_prefix(op_name(type), label_of(attrs));
   if (!st.can_build()) throw InvalidStateError(prefix + ": the builder can no longer build");
 
@@ -255,6 +290,8 @@ Graph pruned_outputs_graph(const std::shared_ptr<detail::BuilderState>& state,
   std::vector<std::pair<std::string, OperandId>> named;
   for (const auto& [name, operand] : outputs) {
     if (name.empty()) throw TypeError(method + ": an output name is empty");
+    if (auto problem = utf8_problem(name))
+      throw TypeError(method + ": the output name " + quoted_for_message(name) + " " + *problem);
     if (operand.is_null() || operand.builder_state() != state)
       throw TypeError(method + ": output \"" + name + "\" belongs to another builder");
     const OperandInfo& info = st.graph.operand(operand.id());

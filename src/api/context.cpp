@@ -150,6 +150,15 @@ void MLContext::writeTensor(const MLTensor& tensor, std::span<const std::byte> b
   std::memcpy(t.data.get(), bytes.data(), bytes.size());
 }
 
+void MLContext::writeTensorTyped(const MLTensor& tensor, TypedBytes values) {
+  const detail::TensorState& t = usable_tensor(*state_, tensor, "writeTensor");
+  if (values.element_type != t.descriptor.dataType)
+    throw TypeError("writeTensor: " + std::string(data_type_name(values.element_type)) +
+                    " elements for a " + std::string(data_type_name(t.descriptor.dataType)) +
+                    " tensor");
+  writeTensor(tensor, values.bytes);
+}
+
 void MLContext::readTensor(const MLTensor& tensor, std::span<std::byte> out) {
   const detail::TensorState& t = usable_tensor(*state_, tensor, "readTensor");
   if (!t.readable) throw TypeError("readTensor: the tensor is not readable");

@@ -73,7 +73,11 @@ std::string format_graph_json(std::string_view content, std::string_view file_na
 
 void validate_graph_file(std::string_view content, std::string_view file_name,
                          FormatWarnings* warnings) {
-  check(formats::validate_graph_doc(take(formats::read_graph_doc(content, file_name, warnings))));
+  const formats::GraphDoc doc = take(formats::read_graph_doc(content, file_name, warnings));
+  check(formats::validate_graph_doc(doc));
+  if (warnings)
+    for (std::string& w : formats::unknown_option_warnings(doc, file_name))
+      warnings->push_back(std::move(w));
 }
 
 MLNamedOperands load_graph_file(MLGraphBuilder& builder, std::string_view content,

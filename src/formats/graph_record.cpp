@@ -99,29 +99,6 @@ class Recorder {
     env_[name] = o;
   }
 
-  // The bytes of `@scalar(v)` filling `d` (§4.1 Scalars: rank 0 is a true scalar).
-  static std::vector<std::byte> fill(const MLOperandDescriptor& d, const MLNumber& v,
-                                     const std::string& where) {
-    const uint64_t count = element_count(d.shape);
-    const unsigned bits = data_type_bits(d.dataType);
-    std::byte one[8] = {};
-    v.cast_to_bytes(d.dataType, one);
-    std::vector<std::byte> out;
-    if (bits == 4) {
-      const auto nib = static_cast<uint8_t>(static_cast<uint8_t>(one[0]) & 0x0F);
-      out.assign((count + 1) / 2, static_cast<std::byte>(nib | (nib << 4)));
-      if (count % 2) out.back() = static_cast<std::byte>(nib);
-      return out;
-    }
-    const size_t size = bits / 8;
-    auto total = checked_mul(count, size);
-    if (!total || *total > (uint64_t{1} << 40))
-      fail(ErrorKind::kDataError, where + ": the declared shape is too large");
-    out.resize(static_cast<size_t>(*total));
-    for (uint64_t i = 0; i < count; ++i) std::memcpy(out.data() + i * size, one, size);
-    return out;
-  }
-
   void constant(const std::string& name, const DocConst& k) {
     const std::string where = "constant '" + name + "'";
     const MLOperandDescriptor d{k.dataType, k.shape};
@@ -142,11 +119,8 @@ class Recorder {
         if (!k.init.value.is_number())
           fail(ErrorKind::kDataError, where + ": a scalar initializer must be a number");
         const MLNumber v = number_of(k.init.value);
-        o = guarded(where, [&] {
-          // Validate the descriptor before allocating its bytes.
-          (void)byte_length(d);
-          return builder_.constant(d, fill(d, v, where));
-        });
+        // Kept as a fill: no memory until a backend reads it (ConstantData::fill).
+        o = guarded(where, [&] { return builder_.constant_fill(d, v); });
         info(o).scalar_fill = v;
         break;
       }
@@ -198,6 +172,8 @@ class Recorder {
     if (!op_from_name(n.op, type))
       fail(ErrorKind::kDataError, where + ": unknown op '" + n.op + "'");
 
+    if (auto unknown = unknown_option_message(type, n.options))  // never silently ignored
+      fail(ErrorKind::kDataError, where + ": " + *unknown);
     // Positional operands.
     std::vector<DynValue> args;
     const int count = positional_operand_count(type);

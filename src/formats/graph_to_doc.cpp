@@ -1,6 +1,7 @@
 // Graph -> document: any cppnn Graph printed in the forms the loader reads back
 // (webnn-graph-format.md "printing a graph recorded through the API writes the same forms").
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <type_traits>
 
@@ -13,6 +14,27 @@
 namespace cppnn::formats {
 namespace {
 
+// A double as a DocValue the readers take back: non-finite values, which neither format can
+// spell as a number, become the strings "Infinity", "-Infinity" and "NaN", which the builder
+// call reads as numbers (dynamic_call.h, like JavaScript's ToNumber).
+DocValue double_value(double d) {
+  if (std::isnan(d)) return DocValue::string("NaN");
+  if (std::isinf(d)) return DocValue::string(d > 0 ? "Infinity" : "-Infinity");
+  return DocValue::floating(d);
+}
+
+// True for a scalar fill the formats can write as `@scalar(n)` (a finite number).
+bool writable_scalar(const MLNumber& n) {
+  return n.kind() != MLNumber::Kind::kDouble || std::isfinite(n.as_double());
+}
+
+// clamp's bounds given as their spec defaults (minValue -Infinity, maxValue +Infinity) are
+// omitted like every other default option.
+bool is_default_bound(std::string_view field, const std::optional<MLNumber>& v) {
+  if (!v || v->kind() != MLNumber::Kind::kDouble || !std::isinf(v->as_double())) return false;
+  return (field == "minValue" && v->as_double() < 0) || (field == "maxValue" && v->as_double() > 0);
+}
+
 DocValue number_value(const MLNumber& n) {
   switch (n.kind()) {
     case MLNumber::Kind::kInt64:
@@ -22,7 +44,7 @@ DocValue number_value(const MLNumber& n) {
         return DocValue::integer(static_cast<int64_t>(n.raw_uint64()));
       return DocValue::unsigned_integer(n.raw_uint64());
     case MLNumber::Kind::kDouble:
-      return DocValue::floating(n.as_double());
+      return double_value(n.as_double());
   }
   return DocValue::null();
 }
@@ -33,7 +55,7 @@ DocValue float_value(float f) {
   auto r = std::to_chars(buf, buf + sizeof buf, f);
   double d = 0;
   std::from_chars(buf, r.ptr, d);
-  return DocValue::floating(d);
+  return std::isfinite(f) ? DocValue::floating(d) : double_value(f);
 }
 
 DocValue uint_list(const std::vector<uint32_t>& v) {
@@ -59,7 +81,7 @@ DocValue value_of(const T& v) {
   } else if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t>) {
     return DocValue::integer(v);
   } else if constexpr (std::is_same_v<T, double>) {
-    return DocValue::floating(v);
+    return double_value(v);
   } else if constexpr (std::is_same_v<T, float>) {
     return float_value(v);
   } else if constexpr (std::is_same_v<T, MLNumber>) {
@@ -188,7 +210,7 @@ class Writer {
     if (!info.weight_ref.empty()) {
       k.init.kind = DocInit::Kind::kWeights;
       k.init.ref = info.weight_ref;
-    } else if (info.scalar_fill) {
+    } else if (info.scalar_fill && writable_scalar(*info.scalar_fill)) {
       k.init.kind = DocInit::Kind::kScalar;
       k.init.value = number_value(*info.scalar_fill);
     } else if (data.size() <= opt_.max_inline_bytes) {
@@ -226,6 +248,8 @@ class Writer {
               } else {
                 const T& v = a.options.*field.member;
                 if (v == defaults.*field.member) return;
+                if constexpr (std::is_same_v<T, std::optional<MLNumber>>)
+                  if (is_default_bound(field.name, v)) return;
                 n.options.emplace_back(field.name, value_of(v));
               }
             });

@@ -3,6 +3,8 @@
 
 #include <unordered_set>
 
+#include "src/formats/op_params.h"
+
 namespace cppnn::formats {
 
 Status validate_graph_doc(const GraphDoc& doc) {
@@ -28,6 +30,21 @@ Status validate_graph_doc(const GraphDoc& doc) {
     if (!known.contains(ref))
       return data_error("output '", out, "' references unknown value '", ref, "'");
   return Ok{};
+}
+
+Warnings unknown_option_warnings(const GraphDoc& doc, std::string_view file_name) {
+  Warnings out;
+  for (size_t i = 0; i < doc.nodes.size(); ++i) {
+    const DocNode& n = doc.nodes[i];
+    OpType type;
+    if (n.op.empty() || !op_from_name(n.op, type)) continue;
+    auto unknown = unknown_option_message(type, n.options);
+    if (!unknown) continue;
+    const std::string place = n.pos.line ? str_cat(file_name, ":", n.pos.line, ":", n.pos.column)
+                                         : str_cat(file_name, ": nodes[", i, "]");
+    out.push_back(str_cat(place, ": node '", n.id, "': ", *unknown));
+  }
+  return out;
 }
 
 }  // namespace cppnn::formats

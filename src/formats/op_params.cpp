@@ -1,6 +1,7 @@
 // Positional parameter and operand-option names per op, derived from ops.def and reflection.
 #include "src/formats/op_params.h"
 
+#include <algorithm>
 #include <optional>
 #include <type_traits>
 
@@ -74,6 +75,34 @@ std::vector<std::string_view> operand_option_names(OpType t) {
 #undef CPPNN_OP
   }
   return {};
+}
+
+std::vector<std::string_view> known_option_keys(OpType t) {
+  std::vector<std::string_view> keys = positional_param_names(t);
+  auto add_members = [&]<class Options>() {
+    reflect::for_each_field<Options>([&](auto field) { keys.push_back(field.name); });
+  };
+  switch (t) {
+#define CPPNN_OP(E, m, S, O, F)           \
+  case OpType::k##E:                      \
+    add_members.template operator()<O>(); \
+    break;
+#include "cppnn/ops.def"
+#undef CPPNN_OP
+  }
+  return keys;
+}
+
+std::optional<std::string> unknown_option_message(OpType t, const DocValue::Object& options) {
+  const std::vector<std::string_view> known = known_option_keys(t);
+  for (const auto& [key, value] : options) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return "unknown option '" + key + "' for " + std::string(op_name(t)) +
+           " (known: " + (list.empty() ? "none" : list) + ")";
+  }
+  return std::nullopt;
 }
 
 }  // namespace cppnn::formats

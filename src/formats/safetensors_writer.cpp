@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/core/atomic_file.h"
 #include "src/core/checked_math.h"
 #include "src/formats/safetensors_header.h"
-#include "src/formats/weights_atomic_file.h"
 #include "src/formats/weights_io.h"
 #include "src/formats/weights_provider.h"
 
@@ -22,9 +22,9 @@ ErrorInfo write_fail(const std::filesystem::path& dest, const A&... a) {
 
 }  // namespace
 
-Status write_safetensors_file(const std::filesystem::path& dest,
-                              std::vector<SafeTensorsTensor> tensors,
+Status write_safetensors_into(AtomicFile& file, std::vector<SafeTensorsTensor> tensors,
                               const std::map<std::string, std::string>& metadata) {
+  const std::filesystem::path& dest = file.destination();
   std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) {
     const unsigned sa = st_dtype_size(a.dtype), sb = st_dtype_size(b.dtype);
     return sa != sb ? sa > sb : a.name < b.name;
@@ -64,16 +64,31 @@ Status write_safetensors_file(const std::filesystem::path& dest,
   std::byte length[8];
   for (int i = 0; i < 8; ++i) length[i] = static_cast<std::byte>(uint64_t{text.size()} >> (8 * i));
 
+  CPPNN_RETURN_IF_ERROR(file.write(std::span<const std::byte>(length, 8)));
+  CPPNN_RETURN_IF_ERROR(file.write(text));
+  for (const SafeTensorsTensor& t : tensors) CPPNN_RETURN_IF_ERROR(file.write(t.bytes));
+  return Ok{};
+}
+
+Status write_safetensors_file(const std::filesystem::path& dest,
+                              std::vector<SafeTensorsTensor> tensors,
+                              const std::map<std::string, std::string>& metadata) {
   auto file = AtomicFile::create(dest);
   if (!file) return file.error();
-  CPPNN_RETURN_IF_ERROR(file->write(std::span<const std::byte>(length, 8)));
-  CPPNN_RETURN_IF_ERROR(file->write(text));
-  for (const SafeTensorsTensor& t : tensors) CPPNN_RETURN_IF_ERROR(file->write(t.bytes));
+  CPPNN_RETURN_IF_ERROR(write_safetensors_into(*file, std::move(tensors), metadata));
   return file->commit();
 }
 
 Status write_weights_safetensors(const std::filesystem::path& dest,
                                  std::span<const WeightToWrite> weights) {
+  auto file = AtomicFile::create(dest);
+  if (!file) return file.error();
+  CPPNN_RETURN_IF_ERROR(write_weights_into(*file, weights));
+  return file->commit();
+}
+
+Status write_weights_into(AtomicFile& file, std::span<const WeightToWrite> weights) {
+  const std::filesystem::path& dest = file.destination();
   // Distinct names; a name given twice must carry the same declaration and bytes.
   std::map<std::string, const WeightToWrite*> by_name;
   for (const WeightToWrite& w : weights) {
@@ -117,7 +132,7 @@ Status write_weights_safetensors(const std::filesystem::path& dest,
   std::map<std::string, std::string> metadata;
   if (packed4)
     metadata.emplace(std::string(kPacked4MetadataKey), std::string(kPacked4MetadataVersion));
-  return write_safetensors_file(dest, std::move(tensors), metadata);
+  return write_safetensors_into(file, std::move(tensors), metadata);
 }
 
 }  // namespace cppnn::formats

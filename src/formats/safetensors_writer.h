@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cppnn/descriptor.h"
+#include "src/core/atomic_file.h"
 #include "src/core/result.h"
 #include "src/formats/safetensors_dtype.h"
 
@@ -44,5 +45,11 @@ struct WeightToWrite {
 // declaration; two weights sharing a name with different declarations or bytes; size overflow.
 Status write_weights_safetensors(const std::filesystem::path& dest,
                                  std::span<const WeightToWrite> weights);
+
+// The same two writers into an open atomic file, left uncommitted (for files that must land
+// together, commit_together()).
+Status write_safetensors_into(AtomicFile& file, std::vector<SafeTensorsTensor> tensors,
+                              const std::map<std::string, std::string>& metadata);
+Status write_weights_into(AtomicFile& file, std::span<const WeightToWrite> weights);
 
 }  // namespace cppnn::formats

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "src/formats/doc_strings.h"
 #include "src/formats/text_cursor.h"
 #include "src/formats/text_number.h"
 #include "src/formats/webnn_text.h"
@@ -438,7 +439,9 @@ Result<GraphDoc> parse_webnn_text(std::string_view src, std::string_view file_na
                                   Warnings* warnings) {
   Parser p(src, file_name, warnings);
   try {
-    return p.parse_file();
+    GraphDoc doc = p.parse_file();
+    CPPNN_RETURN_IF_ERROR(check_doc_strings(doc, file_name));  // UTF-8, no NUL (doc_strings.h)
+    return doc;
   } catch (const TextParseError& e) {
     Cursor c(src);
     uint32_t line, column;

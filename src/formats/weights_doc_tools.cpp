@@ -3,12 +3,13 @@
 #include <cstring>
 #include <system_error>
 
+#include "cppnn/descriptor.h"
+#include "src/core/atomic_file.h"
 #include "src/core/checked_math.h"
 #include "src/formats/manifest.h"
 #include "src/formats/manifest_check.h"
 #include "src/formats/manifest_weights.h"
 #include "src/formats/mapped_file.h"
-#include "src/formats/weights_atomic_file.h"
 #include "src/formats/weights_io.h"
 
 namespace cppnn::formats {
@@ -95,6 +96,16 @@ Result<size_t> inline_weights(GraphDoc& doc, const fs::path& weights,
       return fail("Weight reference '", c.init.ref,
                   "' extends beyond weights file (offset=", e.byteOffset, ", length=", e.byteLength,
                   ", file_size=", file.size(), ")");
+    // The reference copies any length; a graph whose bytes do not fit the declaration would
+    // then fail only when loaded, so the mismatch is refused here, before anything is written.
+    uint64_t alternative = 0;
+    const auto expected = raw_byte_length({c.dataType, c.shape}, &alternative);
+    if (!expected) return fail("Const '", name, "' has a shape that overflows 64-bit sizes");
+    if (e.byteLength != *expected && e.byteLength != alternative)
+      return fail("Const '", name, "' (weight reference '", c.init.ref,
+                  "'): the manifest's byteLength ", e.byteLength, " does not fit its declaration ",
+                  to_string(MLOperandDescriptor{c.dataType, c.shape}), ", which needs ", *expected,
+                  " bytes");
     slices[name] =
         file.subspan(static_cast<size_t>(e.byteOffset), static_cast<size_t>(e.byteLength));
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/core/result.h"
+#include "src/core/text_check.h"
 
 namespace cppnn::formats {
 
@@ -19,7 +20,7 @@ bool is_safe_file_stem(std::string_view name);
 
 namespace cppnn::formats {
 
-// True when `text` is well-formed UTF-8 (JSON strings must be).
-bool is_valid_utf8(std::string_view text);
+// True when `text` is well-formed UTF-8 (JSON strings must be; src/core/text_check.h).
+using cppnn::is_valid_utf8;
 
 }  // namespace cppnn::formats

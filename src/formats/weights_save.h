@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cppnn/graph_model.h"
+#include "src/core/atomic_file.h"
 #include "src/core/result.h"
 
 namespace cppnn::formats {
@@ -20,5 +21,8 @@ namespace cppnn::formats {
 Status save_graph_weights(const Graph& graph,
                           std::span<const std::pair<OperandId, std::string>> constants,
                           const std::filesystem::path& dest);
+// The same into an open atomic file, left uncommitted.
+Status save_graph_weights_into(AtomicFile& file, const Graph& graph,
+                               std::span<const std::pair<OperandId, std::string>> constants);
 
 }  // namespace cppnn::formats

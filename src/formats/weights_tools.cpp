@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <system_error>
 
+#include "src/core/atomic_file.h"
 #include "src/core/checked_math.h"
 #include "src/formats/manifest.h"
 #include "src/formats/manifest_check.h"
 #include "src/formats/manifest_weights.h"
 #include "src/formats/mapped_file.h"
-#include "src/formats/weights_atomic_file.h"
 #include "src/formats/weights_io.h"
 
 namespace cppnn::formats {

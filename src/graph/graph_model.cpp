@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "src/graph/attr_hash.h"
@@ -29,6 +30,43 @@ ConstantData ConstantData::view(std::shared_ptr<const void> keep_alive,
   c.data_ = bytes.data();
   c.size_ = bytes.size();
   return c;
+}
+
+// A fill's expansion, made once on first use (thread-safe).
+struct ConstantData::Fill {
+  std::vector<std::byte> element;
+  std::optional<std::byte> last_byte;
+  std::once_flag once;
+  std::vector<std::byte> expanded;
+};
+
+ConstantData ConstantData::fill(size_t size, std::vector<std::byte> element,
+                                std::optional<std::byte> last_byte) {
+  ConstantData c;
+  c.fill_ = std::make_shared<Fill>();
+  c.fill_->element = std::move(element);
+  c.fill_->last_byte = last_byte;
+  c.size_ = size;
+  return c;
+}
+
+std::span<const std::byte> ConstantData::bytes() const {
+  if (!fill_) return {data_, size_};
+  Fill& f = *fill_;
+  std::call_once(f.once, [&] {
+    f.expanded.resize(size_);
+    const size_t n = f.element.size();
+    if (n == 0) return;
+    for (size_t i = 0; i + n <= size_; i += n)
+      std::memcpy(f.expanded.data() + i, f.element.data(), n);
+    if (f.last_byte && size_ > 0) f.expanded.back() = *f.last_byte;
+  });
+  return {f.expanded.data(), f.expanded.size()};
+}
+
+std::span<const std::byte> ConstantData::fill_element() const {
+  if (!fill_) return {};
+  return {fill_->element.data(), fill_->element.size()};
 }
 
 const ConstantData& Graph::constant(OperandId id) const {
@@ -98,7 +136,15 @@ uint64_t Graph::content_hash() const {
     h.add(o.name);
     h.add(uint64_t{o.dim_names.size()});
     for (const auto& d : o.dim_names) h.add(d);
-    if (o.kind == OperandKind::kConstant) h.add_bytes(constants[o.producer].bytes());
+    if (o.kind == OperandKind::kConstant) {
+      const ConstantData& c = constants[o.producer];
+      if (!c.fill_element().empty()) {  // a fill is hashed without expanding it
+        h.add(uint64_t{c.size()});
+        h.add_bytes(c.fill_element());
+      } else {
+        h.add_bytes(c.bytes());
+      }
+    }
   }
   h.add(uint64_t{operations.size()});
   for (const auto& op : operations) {

@@ -9,8 +9,8 @@ source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
 
 expect 0 "" -- "$tool" convert --help
 grep -q "^usage: cppnn convert" out.txt || fail "convert --help prints no usage"
-expect 1 "--to must be onnx" -- "$tool" convert g.webnn -o m.onnx
-expect 1 "-o OUT is required" -- "$tool" convert g.webnn --to onnx
+expect 2 "--to must be onnx" -- "$tool" convert g.webnn -o m.onnx
+expect 2 "-o OUT is required" -- "$tool" convert g.webnn --to onnx
 
 # A graph that does not validate: exit 1 naming the reference, nothing written.
 cat >g.webnn <<'GRAPH'
@@ -23,10 +23,25 @@ GRAPH
 expect 1 "'z'" -- "$tool" convert g.webnn --to onnx -o m.onnx
 [[ ! -e m.onnx && ! -e m.onnx.data ]] || fail "a failed conversion left files behind"
 
-cat >g.webnn <<'GRAPH'
+# A scalar fill stays one number: ConstantOfShape in the model, nothing in m.onnx.data.
+cat >fill.webnn <<'GRAPH'
 webnn_graph "tiny" v1 {
   inputs { x: f32[300]; }
   consts { w: f32[300] @scalar(1.5); }
+  nodes { s = add(x, w); y = relu(s); }
+  outputs { y; }
+}
+GRAPH
+expect 0 "" -- "$tool" convert fill.webnn --to onnx -o fill.onnx
+[[ -s fill.onnx && ! -e fill.onnx.data ]] || fail "a fill was written as data"
+[[ $(stat -c %s fill.onnx) -lt 1200 ]] || fail "the fill was expanded into fill.onnx"
+grep -q ConstantOfShape fill.onnx || fail "no ConstantOfShape for the fill"
+
+bytes=$(for ((i = 0; i < 1200; i++)); do printf '%d,' $((i % 256)); done)
+cat >g.webnn <<GRAPH
+webnn_graph "tiny" v1 {
+  inputs { x: f32[300]; }
+  consts { w: f32[300] @bytes([${bytes%,}]); }
   nodes { s = add(x, w); y = relu(s); }
   outputs { y; }
 }
@@ -36,8 +51,8 @@ expect 0 "" -- "$tool" convert g.webnn --to onnx -o m.onnx
 [[ $(stat -c %s m.onnx.data) -ge 1200 ]] || fail "the 1200-byte constant is not in m.onnx.data"
 expect 0 "" -- "$tool" convert g.webnn --to onnx -o m1.onnx --external-threshold 0
 [[ -s m1.onnx && ! -e m1.onnx.data ]] || fail "--external-threshold 0 still wrote external data"
-expect 1 "cannot open" -- "$tool" convert missing.webnn --to onnx -o m2.onnx
-expect 1 "--external-threshold takes a byte count" -- "$tool" convert g.webnn --to onnx -o m3.onnx \
+expect 1 'failed to read `missing.webnn`' -- "$tool" convert missing.webnn --to onnx -o m2.onnx
+expect 2 "--external-threshold takes a byte count" -- "$tool" convert g.webnn --to onnx -o m3.onnx \
   --external-threshold lots
 [[ ! -e m3.onnx ]] || fail "a rejected command wrote m3.onnx"
 

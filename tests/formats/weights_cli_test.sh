@@ -11,8 +11,8 @@ source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
 for c in pack-weights unpack-weights create-manifest extract-weights inline-weights; do
   expect 0 "" -- "$tool" "$c" --help
   grep -q "^usage: cppnn $c" out.txt || fail "$c --help prints no usage"
-  expect 1 "is required" -- "$tool" "$c"
-  expect 1 "unknown option --nope" -- "$tool" "$c" --nope x
+  expect 2 "is required" -- "$tool" "$c"
+  expect 2 "unknown option --nope" -- "$tool" "$c" --nope x
 done
 
 cat >g.webnn <<'GRAPH'

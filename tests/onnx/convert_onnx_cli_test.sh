@@ -26,7 +26,7 @@ only() {
 expect 0 "" -- "$tool" convert-onnx --help
 grep -q "^usage: cppnn convert-onnx" out.txt || fail "convert-onnx --help prints no usage"
 expect 2 "no ONNX model given" -- "$tool" convert-onnx
-expect 2 "unknown argument" -- "$tool" convert-onnx "$conv" --bogus
+expect 2 "unknown option --bogus" -- "$tool" convert-onnx "$conv" --bogus
 
 # Default: <stem>.webnn in the current directory plus <stem>.safetensors.
 expect 0 "✓ Converted ONNX model to: model.webnn" -- "$tool" convert-onnx "$strided"
@@ -69,9 +69,9 @@ expect 0 "OK" -- "$tool" validate --strict inl.webnn
 rm -f ./*.webnn ./*.json ./*.safetensors ./*.weights ./*.onnx w.bin
 
 # Dimension overrides: the format document's errors (row 41), before anything is written.
-expect 1 "Invalid override-dim format: 'a=b=c'. Expected NAME=VALUE" -- \
+expect 2 "Invalid override-dim format: 'a=b=c'. Expected NAME=VALUE" -- \
   "$tool" convert-onnx "$conv" -o x.webnn --override-dim a=b=c
-expect 1 "Invalid dimension value: 'x'" -- "$tool" convert-onnx "$conv" -o x.webnn --dim batch=x
+expect 2 "Invalid dimension value: 'x'" -- "$tool" convert-onnx "$conv" -o x.webnn --dim batch=x
 echo '{"batch": "two"}' >dims.json
 expect 1 "override value for 'batch' must be an integer, got \"two\"" -- \
   "$tool" convert-onnx "$conv" -o x.webnn --override-dims-file dims.json

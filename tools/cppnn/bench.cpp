@@ -17,23 +17,17 @@ namespace cppnn::tool {
 namespace {
 
 const char kHelp[] =
-    "usage: cppnn bench GRAPH [--backend B]... [--iterations N] [--warmup N] [--json]\n\n"
+    "usage: cppnn bench GRAPH [--backend B]... [--iterations N] [--warmup N] [--threads N]\n"
+    "                   [--json]\n\n"
     "Benchmarks GRAPH on each backend B (repeatable or comma-separated; default: every\n"
     "compiled-in backend): the time of MLGraphBuilder::build(), then W warm-up rounds (default\n"
     "1) and N timed rounds (default 10) of dispatch + reading every output, on random inputs\n"
-    "(seed 0). Prints one line per backend (build time; latency min, median, mean, p90, max),\n"
-    "or with --json one object {graph, iterations, warmup, backends: [{backend, build_ms,\n"
-    "latency: {count, min_ms, median_ms, mean_ms, p90_ms, max_ms}} or {backend, error}]}.\n"
+    "(seed 0). --threads N sets the context's thread count (MLContextOptions::numThreads).\n"
+    "Prints one line per backend (build time; latency min, median, mean, p90, p99, max; and\n"
+    "the throughput in inferences/s), or with --json one object {graph, name, iterations,\n"
+    "warmup, threads, backends: [{backend, build_ms, latency: {count, min_ms, median_ms,\n"
+    "mean_ms, p90_ms, p99_ms, max_ms, total_ms, throughput_per_s}} or {backend, error}]}.\n"
     "A backend that fails is reported and the others still run; the exit status is then 1.\n";
-
-uint64_t parse_count(const std::string& flag, const std::string& v, uint64_t min) {
-  uint64_t n = 0;
-  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < min)
-    throw DataError("--" + flag + " takes an integer >= " + std::to_string(min) + ", got '" + v +
-                    "'");
-  return n;
-}
 
 struct BackendResult {
   std::string backend;
@@ -43,10 +37,10 @@ struct BackendResult {
 };
 
 BackendResult bench_one(const GraphArgs& a, const std::string& backend, uint64_t iterations,
-                        uint64_t warmup) {
+                        uint64_t warmup, uint32_t threads) {
   BackendResult r{.backend = backend};
   try {
-    MLContext context = MLContext::create({.backend = backend});
+    MLContext context = MLContext::create({.backend = backend, .numThreads = threads});
     MLGraphBuilder builder(context);
     LoadedGraph loaded;
     load_graph_source(builder, a, loaded);
@@ -70,8 +64,12 @@ BackendResult bench_one(const GraphArgs& a, const std::string& backend, uint64_t
 
 int bench(const GraphArgs& a) {
   const uint64_t iterations =
-      a.value("iterations") ? parse_count("iterations", *a.value("iterations"), 1) : 10;
-  const uint64_t warmup = a.value("warmup") ? parse_count("warmup", *a.value("warmup"), 0) : 1;
+      a.value("iterations") ? parse_unsigned_flag("iterations", *a.value("iterations"), 1) : 10;
+  const uint64_t warmup =
+      a.value("warmup") ? parse_unsigned_flag("warmup", *a.value("warmup"), 0) : 1;
+  const uint32_t threads =
+      a.value("threads") ? uint32_t(parse_unsigned_flag("threads", *a.value("threads"), 1, 1024))
+                         : 0;
   std::vector<std::string> backends;
   for (const std::string& v : all_values(a, "backend")) {
     size_t start = 0;
@@ -92,15 +90,18 @@ int bench(const GraphArgs& a) {
       throw DataError("--backend " + b + ": not compiled in (backends: " + list + ")");
     }
   // Load once up front so that a bad file is reported once, as bad input.
+  std::string name;
   {
     MLContext context = MLContext::create({.backend = "reference"});
     MLGraphBuilder builder(context);
     LoadedGraph loaded;
     load_graph_source(builder, a, loaded);
     (void)builder.pruned_graph(loaded.outputs);
+    name = loaded.name;
   }
   std::vector<BackendResult> results;
-  for (const std::string& b : backends) results.push_back(bench_one(a, b, iterations, warmup));
+  for (const std::string& b : backends)
+    results.push_back(bench_one(a, b, iterations, warmup, threads));
 
   bool failed = false;
   if (a.has("json")) {
@@ -114,22 +115,24 @@ int bench(const GraphArgs& a) {
       list.push_back(
           {{"backend", r.backend}, {"build_ms", r.build_ms}, {"latency", latency_json(r.latency)}});
     }
-    nlohmann::json j = {
-        {"graph", a.path}, {"iterations", iterations}, {"warmup", warmup}, {"backends", list}};
-    std::cout << j.dump(2) << "\n";
+    nlohmann::json j = {{"graph", a.path},  {"name", name},       {"iterations", iterations},
+                        {"warmup", warmup}, {"threads", threads}, {"backends", list}};
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return failed ? 1 : 0;
   }
-  std::printf("%-10s %10s %10s %10s %10s %10s %10s  (ms; %llu runs after %llu warm-up)\n",
-              "backend", "build", "min", "median", "mean", "p90", "max",
+  std::printf("%s: %llu runs after %llu warm-up; times in ms\n", name.c_str(),
               static_cast<unsigned long long>(iterations), static_cast<unsigned long long>(warmup));
+  std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "backend", "build", "min",
+              "median", "mean", "p90", "p99", "max", "inferences/s");
   for (const BackendResult& r : results) {
     if (!r.error.empty()) {
       std::printf("%-10s failed: %s\n", r.backend.c_str(), r.error.c_str());
       failed = true;
       continue;
     }
-    std::printf("%-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", r.backend.c_str(), r.build_ms,
-                r.latency.min, r.latency.median, r.latency.mean, r.latency.p90, r.latency.max);
+    std::printf("%-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %12.1f\n",
+                r.backend.c_str(), r.build_ms, r.latency.min, r.latency.median, r.latency.mean,
+                r.latency.p90, r.latency.p99, r.latency.max, r.latency.throughput);
   }
   std::fflush(stdout);
   return failed ? 1 : 0;
@@ -138,16 +141,14 @@ int bench(const GraphArgs& a) {
 }  // namespace
 
 int run_bench(const std::vector<std::string>& args) {
-  std::vector<std::string> flags = kGraphSourceFlags;
-  flags.insert(flags.end(), {"backend", "iterations", "warmup"});
   GraphArgs a;
-  if (auto rc = parse_cli("bench", args, {"json"}, flags,
-                          std::string(kHelp) + "\n" + kGraphSourceHelp +
-                              "Exit status: 0 success, 1 bad input or a failed backend, 2 usage "
-                              "or internal error.\n",
-                          a))
+  if (auto rc = parse_command_line(find_command_spec("bench"), args,
+                                   std::string(kHelp) + "\n" + kGraphSourceHelp +
+                                       "Exit status: 0 success, 1 bad input or a failed backend, 2 "
+                                       "usage or internal error.\n",
+                                   a))
     return *rc;
-  return run_reporting([&] { return bench(a); });
+  return run_command("bench", [&] { return bench(a); });
 }
 
 }  // namespace cppnn::tool

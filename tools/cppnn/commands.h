@@ -1,5 +1,5 @@
-// The subcommand registry of the cppnn tool. Exit codes: 0 success, 1 bad input or failed
-// checks, 2 internal error; 77 means "skipped" (for ctest).
+// The subcommand registry of the cppnn tool. Exit codes (cli_args.h): 0 success, 1 bad input or
+// failed checks, 2 usage or internal error; 77 means "skipped" (for ctest).
 #pragma once
 
 #include <functional>

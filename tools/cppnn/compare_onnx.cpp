@@ -1,20 +1,26 @@
 // `cppnn compare-onnx MODEL`: converts an ONNX model with the importer, runs it on a cppnn
-// backend with a fixed pseudo-random input, runs the original file in ONNX Runtime directly, and
-// compares every output by relative L2 error (the end-to-end check of issue 6, usable on any
-// model). Exit 0 when every output is within --max-rel-l2, 1 otherwise, 77 when ONNX Runtime is
-// not compiled in.
+// backend with a fixed pseudo-random input (or the user's .npy files), runs the original file in
+// ONNX Runtime directly, and compares every output element by element with a combined tolerance
+// |cppnn - ort| <= atol + rtol * |ort| (NumPy's allclose; the end-to-end check of issue 6, usable
+// on any model). Exit 0 when every output is within tolerance (and within --max-rel-l2 when it is
+// given), 1 otherwise, 77 when ONNX Runtime is not compiled in.
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"
 #include "cppnn/onnx_import.h"
 #include "cppnn/webnn.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/npy.h"
 #include "tools/cppnn/onnx_standalone.h"
 
 namespace cppnn::tool {
@@ -22,15 +28,28 @@ namespace {
 
 constexpr char kHelp[] =
     "usage: cppnn compare-onnx MODEL.onnx [--backend NAME] [--override-dim NAME=VALUE]...\n"
-    "                          [--input-shape NAME=D0,D1,...]... [--max-rel-l2 X] [--seed N]\n"
+    "                          [--input-shape NAME=D0,D1,...]... [--input NAME=FILE.npy]...\n"
+    "                          [--atol X] [--rtol X] [--max-rel-l2 X] [--seed N]\n"
     "                          [--input-pattern random|text] [--normalize "
     "none|imagenet|symmetric]\n"
     "                          [--skip-missing]\n\n"
     "Converts MODEL with the ONNX importer, runs it on the backend (default: the default\n"
     "backend) with a fixed pseudo-random input (floats uniform in [-1, 1), integers 0..9,\n"
-    "from --seed, default 1), runs MODEL itself in ONNX Runtime, and prints each output's\n"
-    "relative L2 error ||cppnn - ort|| / ||ort|| and max absolute error. Exit 0 when all are\n"
-    "below --max-rel-l2 (default 1e-4), 1 otherwise or on errors, 77 without ONNX Runtime.\n"
+    "from --seed, default 1), runs MODEL itself in ONNX Runtime, and compares each output\n"
+    "element by element: an element passes when |cppnn - ort| <= atol + rtol * |ort| (NumPy's\n"
+    "allclose; NaN matches only NaN, infinities only the same infinity). Per output it prints\n"
+    "the max absolute error, the relative L2 error ||cppnn - ort|| / ||ort||, how many\n"
+    "elements are outside the tolerance and the worst element (its index, both values).\n"
+    "Exit 0 when every element of every output passes, 1 otherwise or on bad input (an\n"
+    "unknown --input NAME lists the model's inputs), 2 on usage errors, 77 without ONNX\n"
+    "Runtime.\n"
+    "  --atol X, --rtol X     the tolerance of every output; the defaults depend on the\n"
+    "                         output's type: float32 atol 1e-4 rtol 1e-3, float16 atol 1e-3\n"
+    "                         rtol 1e-2, integer types exact (0, 0)\n"
+    "  --max-rel-l2 X         also require each output's relative L2 error below X (off\n"
+    "                         unless given)\n"
+    "  --input NAME=FILE.npy  the value of input NAME (its ONNX name) instead of the generated\n"
+    "                         one; the .npy dtype and shape must be the input's (repeatable)\n"
     "--input-pattern text fills float NCHW inputs with a synthetic page instead (dark\n"
     "glyph-like strokes on lines of a light background, pixel values in [0, 1]) normalized\n"
     "with ImageNet mean/std (imagenet, the default for text) or (x - 0.5) / 0.5 (symmetric).\n"
@@ -93,6 +112,9 @@ std::vector<std::byte> text_input(const MLOperandDescriptor& desc, uint64_t& sta
 
 std::vector<double> as_doubles(const MLOperandDescriptor& desc, const std::vector<std::byte>& b) {
   const uint64_t n = element_count(desc.shape);
+  if (b.size() < n * (data_type_bits(desc.dataType) / 8))
+    throw std::runtime_error("an output of " + to_string(desc) + " came back with " +
+                             std::to_string(b.size()) + " bytes");
   std::vector<double> out(n);
   for (uint64_t i = 0; i < n; ++i) {
     const std::byte* p = b.data() + i * (data_type_bits(desc.dataType) / 8);
@@ -115,13 +137,28 @@ std::vector<double> as_doubles(const MLOperandDescriptor& desc, const std::vecto
         out[i] = static_cast<double>(v);
         break;
       }
+      case MLOperandDataType::kUint64: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = static_cast<double>(v);
+        break;
+      }
       case MLOperandDataType::kInt32: {
         int32_t v;
         std::memcpy(&v, p, 4);
         out[i] = v;
         break;
       }
-      default:
+      case MLOperandDataType::kUint32: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      case MLOperandDataType::kInt8:
+        out[i] = static_cast<int8_t>(*p);
+        break;
+      default:  // uint8 (int4/uint4 are no graph outputs)
         out[i] = static_cast<double>(static_cast<uint8_t>(*p));
     }
   }
@@ -136,11 +173,102 @@ bool parse_assignment(const std::string& s, std::string& name, std::string& valu
   return !value.empty();
 }
 
+// A tolerance value of --atol / --rtol / --max-rel-l2: a finite number >= 0.
+double parse_tolerance(const std::string& flag, const std::string& v) {
+  size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || !std::isfinite(x) || x < 0)
+    throw std::invalid_argument(flag + " takes a number >= 0, got '" + v + "'");
+  return x;
+}
+
+// The tolerance of one output: the user's --atol / --rtol, else the type's default.
+struct Tolerance {
+  double atol = 0, rtol = 0;
+};
+Tolerance tolerance_for(MLOperandDataType t, std::optional<double> atol,
+                        std::optional<double> rtol) {
+  Tolerance d;  // integer and boolean types: exact
+  if (t == MLOperandDataType::kFloat32)
+    d = {1e-4, 1e-3};
+  else if (t == MLOperandDataType::kFloat16)
+    d = {1e-3, 1e-2};
+  return {atol.value_or(d.atol), rtol.value_or(d.rtol)};
+}
+
+// How one output compares: error norms, the elements outside the tolerance and the worst one:
+// a NaN or infinity mismatch first, then the largest |got - want| / (atol + rtol * |want|) (the
+// element nearest to or furthest past its allowance), then the largest |got - want|.
+struct Comparison {
+  double max_abs = 0, rel_l2 = 0;
+  uint64_t outside = 0;
+  bool nonfinite_mismatch = false;
+  std::optional<uint64_t> worst;
+};
+Comparison compare_values(const std::vector<double>& got, const std::vector<double>& want,
+                          const Tolerance& tol) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Comparison c;
+  double diff = 0, norm = 0;
+  std::tuple<bool, double, double> worst{false, -1, -1};  // mismatch, |d| / allowed, |d|
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double a = got[i], b = want[i];
+    std::tuple<bool, double, double> key{false, 0, 0};
+    if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
+      // NaN matches NaN, an infinity the same infinity.
+      const bool same = (std::isnan(a) && std::isnan(b)) || a == b;
+      if (!same) ++c.outside;
+      key = {!same, same ? 0 : kInf, same ? 0 : kInf};
+    } else {
+      const double d = std::fabs(a - b), allowed = tol.atol + tol.rtol * std::fabs(b);
+      diff += d * d;
+      norm += b * b;
+      c.max_abs = std::max(c.max_abs, d);
+      if (d > allowed) ++c.outside;
+      key = {false, allowed > 0 ? d / allowed : (d > 0 ? kInf : 0), d};
+    }
+    if (!c.worst || key > worst) {
+      c.worst = i;
+      worst = key;
+    }
+  }
+  c.rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  c.nonfinite_mismatch = std::get<0>(worst);
+  // A NaN or infinity against something else: no finite error bound (NumPy's abs diff is NaN).
+  if (c.nonfinite_mismatch) c.max_abs = std::numeric_limits<double>::quiet_NaN();
+  return c;
+}
+
+// "[i0, i1, ...]" of the flat (row-major) `index` into `shape`.
+std::string index_string(uint64_t index, const std::vector<uint32_t>& shape) {
+  std::vector<uint64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? index % shape[d] : 0;
+    index = shape[d] ? index / shape[d] : 0;
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+// A value with the digits that tell float32 neighbours apart.
+std::string precise(double v) {
+  std::ostringstream os;
+  os << std::setprecision(9) << v;
+  return os.str();
+}
+
 }  // namespace
 
 int run_compare_onnx(const std::vector<std::string>& args) {
   std::string model, backend;
-  double max_rel_l2 = 1e-4;
+  std::optional<double> max_rel_l2, atol, rtol;
+  std::vector<std::pair<std::string, std::string>> input_files;  // NAME, FILE
   uint64_t seed = 1;
   std::string pattern = "random", normalize;
   bool skip_missing = false;
@@ -160,7 +288,16 @@ int run_compare_onnx(const std::vector<std::string>& args) {
       if (a == "--backend") {
         backend = value();
       } else if (a == "--max-rel-l2") {
-        max_rel_l2 = std::stod(value());
+        max_rel_l2 = parse_tolerance(a, value());
+      } else if (a == "--atol") {
+        atol = parse_tolerance(a, value());
+      } else if (a == "--rtol") {
+        rtol = parse_tolerance(a, value());
+      } else if (a == "--input") {
+        const std::string s = value();
+        if (!parse_assignment(s, name, v))
+          throw std::invalid_argument("Invalid input format: '" + s + "'. Expected NAME=FILE.npy");
+        input_files.emplace_back(name, v);
       } else if (a == "--skip-missing") {
         skip_missing = true;
       } else if (a == "--input-pattern") {
@@ -225,15 +362,42 @@ int run_compare_onnx(const std::vector<std::string>& args) {
     MLGraph graph = builder.build(imported.outputs);
     const auto t2 = Clock::now();
 
+    // The user's inputs, by ONNX input name (or the graph's name for it).
+    std::map<std::string, std::string> files;  // graph input name -> .npy file
+    for (const auto& [user_name, file] : input_files) {
+      std::string name;
+      for (const auto& [onnx_name, graph_name] : imported.inputNames)
+        if (user_name == onnx_name || (name.empty() && user_name == graph_name)) name = graph_name;
+      if (name.empty()) {
+        std::string known;
+        for (const auto& [onnx_name, graph_name] : imported.inputNames)
+          known += (known.empty() ? "" : ", ") + onnx_name;
+        throw DataError("--input " + user_name + "=" + file + ": " + model + " has no input '" +
+                        user_name + "' (inputs: " + (known.empty() ? "none" : known) + ")");
+      }
+      if (!files.emplace(name, file).second)
+        throw DataError("--input: input '" + user_name + "' given twice");
+    }
+
     uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
     std::map<std::string, std::vector<std::byte>> input_bytes;
     std::map<std::string, NamedBytes> ort_inputs;
     MLNamedTensors inputs, outputs;
     for (const auto& [onnx_name, name] : imported.inputNames) {
       const MLOperandDescriptor& desc = graph.inputs().at(name);
+      // Generated either way, so one input's file leaves the other inputs' values unchanged.
       input_bytes[name] = pattern == "text"
                               ? text_input(desc, state, normalize.empty() ? "imagenet" : normalize)
                               : fixed_input(desc, state);
+      if (auto it = files.find(name); it != files.end()) {
+        auto npy = read_npy_file(it->second);
+        if (!npy) throw_error(npy.error().kind, npy.error().message);
+        if (npy->dataType != desc.dataType || npy->shape != desc.shape)
+          throw DataError("input '" + onnx_name + "': " + it->second + " holds " +
+                          to_string(MLOperandDescriptor{npy->dataType, npy->shape}) +
+                          ", the model expects " + to_string(desc));
+        input_bytes[name] = std::move(npy->data);
+      }
       MLTensor t = context.createTensor(MLTensorDescriptor::of(desc, false, true));
       context.writeTensor(t, input_bytes[name]);
       inputs.emplace(name, t);
@@ -257,21 +421,32 @@ int run_compare_onnx(const std::vector<std::string>& args) {
       const MLOperandDescriptor& desc = graph.outputs().at(name);
       const auto got = as_doubles(desc, context.readTensor(outputs.at(name)));
       const auto want = as_doubles(desc, expected.at(onnx_name));
-      double diff = 0, norm = 0, max_abs = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        const double d = got[i] - want[i];
-        diff += d * d;
-        norm += want[i] * want[i];
-        max_abs = std::max(max_abs, std::fabs(d));
-      }
-      const double rel = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-      const bool pass = rel < max_rel_l2;  // NaN fails
+      const Tolerance tol = tolerance_for(desc.dataType, atol, rtol);
+      const Comparison c = compare_values(got, want, tol);
+      // NaN fails the L2 check.
+      const bool l2_ok = !max_rel_l2 || c.rel_l2 < *max_rel_l2;
+      const bool pass = c.outside == 0 && l2_ok;
       ok = ok && pass;
-      std::cout << "  output '" << onnx_name << "' " << to_string(desc) << ": rel L2 " << rel
-                << ", max abs " << max_abs << (pass ? "" : "  FAILED") << "\n";
+      std::cout << "  output '" << onnx_name << "' " << to_string(desc) << ": max abs " << c.max_abs
+                << ", rel L2 " << c.rel_l2 << ", " << c.outside << " of " << got.size()
+                << " elements outside atol " << tol.atol << " + rtol " << tol.rtol << " * |ort|"
+                << (pass ? "" : "  FAILED") << "\n";
+      if (c.worst)
+        std::cout << "    worst element " << index_string(*c.worst, desc.shape) << " (flat "
+                  << *c.worst << "): cppnn " << precise(got[*c.worst]) << ", ort "
+                  << precise(want[*c.worst]) << ", |diff| "
+                  << precise(std::fabs(got[*c.worst] - want[*c.worst])) << ", allowed "
+                  << precise(tol.atol + tol.rtol * std::fabs(want[*c.worst])) << "\n";
+      if (!l2_ok)
+        std::cout << "    rel L2 " << c.rel_l2 << " is not below --max-rel-l2 " << *max_rel_l2
+                  << "\n";
     }
-    std::cout << "compare-onnx: " << (ok ? "passed" : "FAILED") << " (max rel L2 " << max_rel_l2
-              << ")\n";
+    std::cout << "compare-onnx: " << (ok ? "passed" : "FAILED")
+              << " (|cppnn - ort| <= atol + rtol * |ort|";
+    if (atol) std::cout << ", atol " << *atol;
+    if (rtol) std::cout << ", rtol " << *rtol;
+    if (max_rel_l2) std::cout << ", max rel L2 " << *max_rel_l2;
+    std::cout << ")\n";
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";

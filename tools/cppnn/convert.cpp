@@ -11,33 +11,65 @@
 #include "cppnn/onnx.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
-#include "src/formats/weights_atomic_file.h"
+#include "src/core/atomic_file.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/graph_cli.h"
+#include "tools/cppnn/graph_source.h"
 
 namespace cppnn::tool {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 // --to json|webnn: the graph file in the other (canonical) form, written atomically.
 int rewrite_graph_file(const GraphArgs& a, const std::string& to, const std::string& out) {
+  auto content = read_graph_file(a.path);
+  throw_if_error(content);
+  FormatWarnings warnings;
+  std::string text;
   try {
-    auto content = read_file(a.path);
-    if (!content) return report(content.error());
-    FormatWarnings warnings;
-    std::string text = to == "json" ? format_graph_json(*content, a.path, &warnings) + "\n"
-                                    : format_webnn_text(*content, a.path, &warnings);
-    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
-    auto file = formats::AtomicFile::create(out);
-    if (!file) return report(file.error());
-    auto st = file->write(text);
-    if (st) st = file->commit();
-    if (!st) return report(st.error());
-    return 0;
+    text = to == "json" ? format_graph_json(*content, a.path, &warnings) + "\n"
+                        : format_webnn_text(*content, a.path, &warnings);
   } catch (const Error& e) {
-    std::cerr << "Error: " << e.what() << "\n";
-    return e.kind() == ErrorKind::kUnknownError ? 2 : 1;
+    throw_error(e.kind(), in_file({e.kind(), e.what()}, a.path).message);
   }
+  for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+  throw_if_error(write_file_atomically(out, text));
+  return 0;
+}
+
+int convert(const GraphArgs& a) {
+  const std::optional<std::string> to = a.value("to"), out = a.value("output");
+  if (!to) throw UsageError("--to must be onnx, json or webnn");
+  check_choice_flag("to", *to, {"onnx", "json", "webnn"});
+  if (!out) throw UsageError("-o OUT is required");
+  OnnxExportOptions options;
+  if (auto t = a.value("external-threshold")) {
+    try {
+      options.externalDataThreshold = parse_unsigned_flag("external-threshold", *t);
+    } catch (const UsageError&) {
+      throw UsageError("--external-threshold takes a byte count, got '" + *t + "'");
+    }
+  }
+  if (is_onnx_path(a.path))
+    throw DataError(a.path +
+                    ": convert reads .webnn text or GraphJson; ONNX models convert "
+                    "with cppnn convert-onnx");
+  std::vector<fs::path> outputs = {*out};
+  if (*to == "onnx") outputs.push_back(*out + ".data");
+  std::vector<fs::path> inputs = {a.path};
+  if (auto w = cli_path(a, "weights")) inputs.push_back(*w);
+  if (auto m = cli_path(a, "weights-manifest")) inputs.push_back(*m);
+  throw_if_error(check_outputs(outputs, inputs));
+  if (*to != "onnx") return rewrite_graph_file(a, *to, *out);
+  MLContext context = MLContext::create({.backend = "reference"});
+  MLGraphBuilder builder(context);
+  LoadedGraph loaded;
+  load_graph_source(builder, a, loaded);
+  throw_if_error(check_outputs(outputs, loaded.files));  // the sidecar found by §7.1 too
+  save_onnx(builder.pruned_graph(loaded.outputs), *out, options);
+  return 0;
 }
 
 }  // namespace
@@ -47,74 +79,19 @@ int run_convert(const std::vector<std::string>& args) {
       "usage: cppnn convert PATH --to onnx|json|webnn -o OUT [--weights FILE]\n"
       "                     [--weights-manifest FILE] [--external-threshold BYTES]\n\n"
       "Loads a .webnn text or GraphJson graph (auto-detected) with its external weights (the\n"
-      "sidecar found as webnn-graph-format.md §7.1 says, or --weights/--weights-manifest),\n"
-      "validates it like the builder API, and writes it as ONNX (opset 17, IR 8): OUT, plus\n"
-      "OUT.data holding every constant of at least BYTES bytes (default 1024; 0 embeds them\n"
-      "all).\n"
+      "sidecar found as webnn-graph-format.md §7.1 says, or --weights/--weights-manifest,\n"
+      "relative to the current directory), validates it like the builder API, and writes it as\n"
+      "ONNX (opset 17, IR 8): OUT, plus OUT.data holding every constant of at least BYTES bytes\n"
+      "(default 1024; 0 embeds them all).\n"
       "--to json writes OUT as canonical GraphJson, --to webnn as canonical .webnn text; their\n"
       "@weights references and the weights sidecar stay as they are (pass --weights FILE when\n"
       "loading OUT if its name no longer finds the sidecar). ONNX models convert with\n"
-      "`cppnn convert-onnx`. Files are written atomically.\n"
-      "Exit: 0 ok, 1 bad input, 2 internal error.\n";
-  std::vector<std::string> argv = args;
-  for (std::string& arg : argv)
-    if (arg == "-o") arg = "--output";  // the short form of --output
+      "`cppnn convert-onnx`. Files are written atomically; an output that is one of the inputs\n"
+      "is refused.\n"
+      "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n";
   GraphArgs a;
-  if (auto rc = parse_graph_args(
-          "convert", argv, {},
-          {"to", "output", "weights", "weights-manifest", "external-threshold"}, kHelp, a))
-    return *rc;
-  const std::string to = a.value("to").value_or("");
-  const std::optional<std::string> out = a.value("output");
-  if (to != "onnx" && to != "json" && to != "webnn") {
-    std::cerr << "Error: convert: --to must be onnx, json or webnn (see cppnn convert --help)\n";
-    return 1;
-  }
-  if (!out) {
-    std::cerr << "Error: convert: -o OUT is required\n";
-    return 1;
-  }
-  if (to != "onnx") return rewrite_graph_file(a, to, *out);
-  try {
-    OnnxExportOptions options;
-    if (auto t = a.value("external-threshold")) {
-      size_t used = 0;
-      options.externalDataThreshold = std::stoull(*t, &used);
-      if (used != t->size()) throw std::invalid_argument(*t);
-    }
-    auto content = read_file(a.path);
-    if (!content) return report(content.error());
-    MLContext context = MLContext::create({.backend = "reference"});
-    MLGraphBuilder builder(context);
-    std::optional<ExternalWeights> weights;
-    auto loader = [&](const std::string& name, const std::string& ref,
-                      const MLOperandDescriptor& desc) {
-      if (!weights) {
-        std::optional<std::filesystem::path> file, manifest;
-        if (auto w = a.value("weights")) file = *w;
-        if (auto m = a.value("weights-manifest")) manifest = *m;
-        weights = ExternalWeights::for_graph(a.path, file, manifest);
-      }
-      return weights->load(ref, desc, name);
-    };
-    FormatWarnings warnings;
-    const MLNamedOperands outputs = load_graph_file(builder, *content, a.path, loader, &warnings);
-    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
-    save_onnx(builder.pruned_graph(outputs), *out, options);
-    return 0;
-  } catch (const std::invalid_argument&) {
-    std::cerr << "Error: convert: --external-threshold takes a byte count\n";
-    return 1;
-  } catch (const std::out_of_range&) {
-    std::cerr << "Error: convert: --external-threshold is out of range\n";
-    return 1;
-  } catch (const Error& e) {
-    std::cerr << "Error: " << e.what() << "\n";
-    return e.kind() == ErrorKind::kUnknownError ? 2 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << "Error: internal: " << e.what() << "\n";
-    return 2;
-  }
+  if (auto rc = parse_command_line(find_command_spec("convert"), args, kHelp, a)) return *rc;
+  return run_command("convert", [&] { return convert(a); });
 }
 
 }  // namespace cppnn::tool

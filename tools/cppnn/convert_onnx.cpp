@@ -1,8 +1,8 @@
 // `cppnn convert-onnx MODEL.onnx [-o OUT]` (webnn-graph-format.md §8 "convert-onnx"): an ONNX
 // model imported by onnx_to_graph and written as .webnn text or GraphJson, its large constants
 // as `@weights("<name>")` in a SafeTensors sidecar (default) or a headerless `.weights` blob +
-// manifest (§7.3), or all inline. Every file is written atomically; nothing is left on failure.
-// Exit: 0 ok, 1 bad input, 2 usage error or internal error.
+// manifest (§7.3), or all inline. The files are written together (commit_together): all of them
+// or none. Exit: 0 ok, 1 bad input, 2 usage error (bad flag values too) or internal error.
 #include "tools/cppnn/convert_onnx.h"
 
 #include <algorithm>
@@ -17,9 +17,13 @@
 #include "cppnn/formats.h"
 #include "cppnn/onnx_import.h"
 #include "cppnn/weights.h"
+#include "src/core/atomic_file.h"
+#include "src/formats/graph_save.h"
 #include "src/formats/manifest.h"
-#include "src/formats/weights_atomic_file.h"
+#include "src/formats/weights_save.h"
+#include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/graph_cli.h"
 #include "tools/cppnn/progress.h"
 
 namespace cppnn::tool {
@@ -27,8 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using convert_onnx::ArgumentError;
-
-constexpr int kUsage = 2;
 
 const char kHelp[] =
     "usage: cppnn convert-onnx MODEL.onnx [-o OUT] [--weights W] [--manifest M]\n"
@@ -53,8 +55,10 @@ const char kHelp[] =
     "--input-shape NAME=D0,D1,... (repeatable) gives an input's whole shape; --input-value\n"
     "NAME=V0,V1,... (repeatable) fixes an input's value at conversion (it leaves the graph:\n"
     "for axes, shapes or k that WebNN needs when the graph is built). --optimize is\n"
-    "accepted (constant folding always runs).\n"
-    "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n";
+    "accepted (constant folding always runs). Unused --override-dim and --input-shape names\n"
+    "are warned about. The graph and its sidecar files are written together, all or none; an\n"
+    "output that is an input (the model, a dims file) is refused.\n"
+    "Exit status: 0 success, 1 bad input, 2 usage (a bad flag value too) or internal error.\n";
 
 struct Args {
   std::optional<std::string> model, output, weights, manifest, weights_format, dims_file;
@@ -64,98 +68,44 @@ struct Args {
 };
 
 int usage(const std::string& message) {
-  std::cerr << "Error: convert-onnx: " << message << " (see cppnn convert-onnx --help)\n";
-  return kUsage;
+  return report_usage_error("convert-onnx", message);
 }
 
-// Parses the command line; an exit code when the command should stop.
+// Parses the command line (the flag table in cli_specs.cpp); an exit code when the command
+// should stop.
 std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
-  const std::map<std::string, std::string> aliases = {
-      {"-o", "--output"}, {"--dim", "--override-dim"}, {"-i", "--input"}};
-  for (size_t i = 0; i < argv.size(); ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
-    if (arg == "--inline-weights") {
-      a.inline_weights = true;
-      continue;
-    }
-    if (arg == "--optimize") continue;
-    if (arg == "--experimental-dynamic-inputs")
-      return usage(
-          "--experimental-dynamic-inputs is not supported: free dimensions are resolved "
-          "when converting (--override-dim NAME=VALUE)");
-    if (arg.empty() || arg[0] != '-') {
-      if (a.model) return usage("more than one model given: " + *a.model + ", " + arg);
-      a.model = arg;
-      continue;
-    }
-    std::string key = arg, value;
-    bool has_value = false;
-    if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      key = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    if (auto it = aliases.find(key); it != aliases.end()) key = it->second;
-    static const std::set<std::string> kValued = {"--input",
-                                                  "--output",
-                                                  "--weights",
-                                                  "--manifest",
-                                                  "--weights-format",
-                                                  "--override-dim",
-                                                  "--override-dims-file",
-                                                  "--input-shape",
-                                                  "--input-value",
-                                                  "--max-inline-bytes"};
-    if (!kValued.contains(key)) return usage("unknown argument \"" + arg + "\"");
-    if (!has_value) {
-      if (i + 1 >= argv.size()) return usage(key + " needs a value");
-      value = argv[++i];
-    }
-    auto once = [&](std::optional<std::string>& slot) -> std::optional<int> {
-      if (slot) return usage(key + " given twice");
-      slot = value;
-      return std::nullopt;
-    };
-    std::optional<int> rc;
-    if (key == "--input") {
-      if (a.model) return usage("more than one model given: " + *a.model + ", " + value);
-      a.model = value;
-    } else if (key == "--output") {
-      rc = once(a.output);
-    } else if (key == "--weights") {
-      rc = once(a.weights);
-    } else if (key == "--manifest") {
-      rc = once(a.manifest);
-    } else if (key == "--weights-format") {
-      rc = once(a.weights_format);
-    } else if (key == "--override-dims-file") {
-      rc = once(a.dims_file);
-    } else if (key == "--override-dim") {
-      a.override_dims.push_back(value);
-    } else if (key == "--input-shape") {
-      a.input_shapes.push_back(value);
-    } else if (key == "--input-value") {
-      a.input_values.push_back(value);
-    } else if (key == "--max-inline-bytes") {
-      size_t used = 0;
-      try {
-        a.max_inline_bytes = std::stoull(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != value.size() || value.empty() || value[0] == '-')
-        return usage("--max-inline-bytes takes a byte count, got '" + value + "'");
-    }
-    if (rc) return rc;
+  ParsedArgs p;
+  if (auto rc = parse_command_line(find_command_spec("convert-onnx"), argv, kHelp, p)) return rc;
+  if (p.has("experimental-dynamic-inputs"))
+    return usage(
+        "--experimental-dynamic-inputs is not supported: free dimensions are resolved "
+        "when converting (--override-dim NAME=VALUE)");
+  a.model = p.path;
+  a.output = p.value("output");
+  a.weights = p.value("weights");
+  a.manifest = p.value("manifest");
+  a.weights_format = p.value("weights-format");
+  a.dims_file = p.value("override-dims-file");
+  a.override_dims = p.all("override-dim");
+  a.input_shapes = p.all("input-shape");
+  a.input_values = p.all("input-value");
+  a.inline_weights = p.has("inline-weights");
+  try {
+    if (auto v = p.value("max-inline-bytes"))
+      a.max_inline_bytes = parse_unsigned_flag("max-inline-bytes", *v);
+    if (a.weights_format)
+      check_choice_flag("weights-format", *a.weights_format, {"safetensors", "manifest"});
+    // The flag values, checked before anything is read.
+    for (const std::string& s : a.override_dims) convert_onnx::parse_override_dim(s);
+    for (const std::string& s : a.input_shapes) convert_onnx::parse_input_shape(s);
+    for (const std::string& s : a.input_values) convert_onnx::parse_input_value(s);
+  } catch (const UsageError& e) {
+    return usage(e.what());
+  } catch (const ArgumentError& e) {
+    return usage(e.shown());
   }
-  if (!a.model) return usage("no ONNX model given");
-  if (a.weights_format && *a.weights_format != "safetensors" && *a.weights_format != "manifest")
-    return usage("--weights-format must be safetensors or manifest, got '" + *a.weights_format +
-                 "'");
+  for (const auto* path : {&a.output, &a.weights, &a.manifest, &a.dims_file})
+    if (*path && (*path)->empty()) return usage("an empty file name was given");
   if (a.inline_weights && (a.weights || a.manifest || a.weights_format))
     return usage("--inline-weights writes no sidecar: drop --weights/--manifest/--weights-format");
   return std::nullopt;
@@ -200,50 +150,10 @@ std::optional<WeightsPlan> plan_weights(const Args& a, const fs::path& out, std:
   return p;
 }
 
-// Gives every constant that goes to the sidecar a weight ref (unique names: the importer's
-// refs, else the operand's name, else const_<i>) and clears the rest; returns {id, ref} of the
-// external constants (one per distinct ref).
-std::vector<std::pair<OperandId, std::string>> assign_weight_refs(Graph& g, bool inline_all,
-                                                                  uint64_t max_inline_bytes) {
-  std::vector<std::pair<OperandId, std::string>> external;
-  std::set<std::string> used;
-  for (const OperandInfo& info : g.operands)
-    if (!inline_all && info.kind == OperandKind::kConstant && !info.weight_ref.empty())
-      used.insert(info.weight_ref);
-  std::set<std::string> listed;
-  uint32_t const_index = 0;
-  for (size_t i = 0; i < g.operands.size(); ++i) {
-    OperandInfo& info = g.operands[i];
-    if (info.kind != OperandKind::kConstant) continue;
-    const uint32_t index = const_index++;
-    if (inline_all || info.scalar_fill) {
-      info.weight_ref.clear();
-      continue;
-    }
-    if (info.weight_ref.empty()) {
-      if (g.constants.at(info.producer).size() <= max_inline_bytes) continue;
-      std::string want = info.name.empty() ? "const_" + std::to_string(index) : info.name;
-      std::string name = want;
-      for (int n = 2; used.contains(name); ++n) name = want + "_" + std::to_string(n);
-      used.insert(name);
-      info.weight_ref = name;
-    }
-    if (listed.insert(info.weight_ref).second)
-      external.emplace_back(OperandId{static_cast<uint32_t>(i)}, info.weight_ref);
-  }
-  return external;
-}
-
-// Throws the error of a failed Result/Status as its cppnn exception.
-template <class R>
-void check(const R& r) {
-  if (!r) throw_error(r.error().kind, r.error().message);
-}
-
 // The headerless blob (constants in name order from offset 0) and its manifest (layout null).
 void write_manifest_weights(const Graph& g,
                             const std::vector<std::pair<OperandId, std::string>>& external,
-                            formats::AtomicFile& blob, formats::WeightsManifest& manifest) {
+                            AtomicFile& blob, formats::WeightsManifest& manifest) {
   std::vector<std::pair<std::string, OperandId>> sorted;
   for (const auto& [id, name] : external) sorted.emplace_back(name, id);
   std::sort(sorted.begin(), sorted.end(),
@@ -251,7 +161,7 @@ void write_manifest_weights(const Graph& g,
   uint64_t offset = 0;
   for (const auto& [name, id] : sorted) {
     const ConstantData& data = g.constant(id);
-    check(blob.write(std::span<const std::byte>(data.data(), data.size())));
+    throw_if_error(blob.write(std::span<const std::byte>(data.data(), data.size())));
     formats::ManifestEntry e;
     e.dataType = g.descriptor(id).dataType;
     e.has_type = true;
@@ -285,6 +195,13 @@ int convert(const Args& a) {
     options.inputValues[name] = std::move(value);
   }
   if (!fs::exists(model)) throw DataError("ONNX model not found: " + model.string());
+  // No output may be an input, nor two outputs one file.
+  std::vector<fs::path> outputs = {out}, inputs = {model};
+  if (plan->kind != WeightsPlan::Kind::kInline) outputs.push_back(plan->weights);
+  if (plan->kind == WeightsPlan::Kind::kManifest) outputs.push_back(plan->manifest);
+  if (a.dims_file) inputs.push_back(*a.dims_file);
+  if (fallback) inputs.push_back(*fallback);
+  throw_if_error(check_outputs(outputs, inputs));
 
   // Big models (64 MiB and more) show their steps on a terminal: import, graph text, files.
   std::error_code size_error;
@@ -297,7 +214,7 @@ int convert(const Args& a) {
   if (progress) progress->update(1, "writing the graph");
   for (const std::string& w : result.warnings) std::cerr << "warning: " << w << "\n";
   const bool inline_all = plan->kind == WeightsPlan::Kind::kInline;
-  const auto external = assign_weight_refs(g, inline_all, a.max_inline_bytes);
+  const auto external = formats::assign_weight_refs(g, inline_all, a.max_inline_bytes);
 
   // The graph text first (it can fail on what the format cannot express), then the files.
   GraphFileOptions file_options;
@@ -311,43 +228,34 @@ int convert(const Args& a) {
   if (json) text += "\n";
   for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
 
-  auto graph_file = formats::AtomicFile::create(out);
-  check(graph_file);
-  check(graph_file->write(text));
-  std::optional<formats::AtomicFile> blob, manifest_file;
-  if (plan->kind == WeightsPlan::Kind::kManifest) {
-    auto b = formats::AtomicFile::create(plan->weights);
-    check(b);
-    blob.emplace(std::move(*b));
-    formats::WeightsManifest manifest;
-    write_manifest_weights(g, external, *blob, manifest);
-    auto m = formats::AtomicFile::create(plan->manifest);
-    check(m);
-    manifest_file.emplace(std::move(*m));
-    check(manifest_file->write(formats::print_manifest(manifest) + "\n"));
-  }
-  // Commit: the SafeTensors archive (written atomically by itself), the blob and manifest, the
-  // graph last; a later failure removes what an earlier step installed.
-  std::vector<fs::path> installed;
+  // Every file is written to a temporary beside its destination, then all are renamed
+  // together (commit_together): either every new file lands, or every previous file stays.
+  auto graph_file = AtomicFile::create(out);
+  throw_if_error(graph_file);
+  throw_if_error(graph_file->write(text));
+  std::optional<AtomicFile> weights_file, manifest_file;
   if (progress) progress->update(2, "writing the weights");
-  try {
-    if (plan->kind == WeightsPlan::Kind::kSafeTensors) {
-      save_graph_weights(g, external, plan->weights);
-      installed.push_back(plan->weights);
-    }
-    if (blob) {
-      check(blob->commit());
-      installed.push_back(plan->weights);
-      check(manifest_file->commit());
-      installed.push_back(plan->manifest);
-    }
-    check(graph_file->commit());
-    if (progress) progress->finish();
-  } catch (...) {
-    std::error_code ec;
-    for (const fs::path& p : installed) fs::remove(p, ec);
-    throw;
+  if (plan->kind != WeightsPlan::Kind::kInline) {
+    auto w = AtomicFile::create(plan->weights);
+    throw_if_error(w);
+    weights_file.emplace(std::move(*w));
   }
+  if (plan->kind == WeightsPlan::Kind::kSafeTensors) {
+    throw_if_error(formats::save_graph_weights_into(*weights_file, g, external));
+  } else if (plan->kind == WeightsPlan::Kind::kManifest) {
+    formats::WeightsManifest manifest;
+    write_manifest_weights(g, external, *weights_file, manifest);
+    auto m = AtomicFile::create(plan->manifest);
+    throw_if_error(m);
+    manifest_file.emplace(std::move(*m));
+    throw_if_error(manifest_file->write(formats::print_manifest(manifest) + "\n"));
+  }
+  std::vector<AtomicFile*> files;
+  if (weights_file) files.push_back(&*weights_file);
+  if (manifest_file) files.push_back(&*manifest_file);
+  files.push_back(&*graph_file);
+  throw_if_error(commit_together(files));
+  if (progress) progress->finish();
   std::cerr << "\u2713 Converted ONNX model to: " << out.string() << "\n";
   if (plan->kind != WeightsPlan::Kind::kInline)
     std::cerr << "\u2713 Extracted weights to: " << plan->weights.string() << "\n";
@@ -361,18 +269,7 @@ int convert(const Args& a) {
 int run_convert_onnx(const std::vector<std::string>& argv) {
   Args a;
   if (std::optional<int> rc = parse(argv, a)) return *rc;
-  try {
-    return convert(a);
-  } catch (const ArgumentError& e) {
-    std::cerr << "Error: " << e.message << "\n";
-    return 1;
-  } catch (const Error& e) {
-    std::cerr << "Error: " << e.what() << "\n";
-    return e.kind() == ErrorKind::kUnknownError ? 2 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << "Error: internal: " << e.what() << "\n";
-    return 2;
-  }
+  return run_command("convert-onnx", [&] { return convert(a); });
 }
 
 }  // namespace cppnn::tool

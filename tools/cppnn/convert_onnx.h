@@ -14,9 +14,15 @@
 
 namespace cppnn::tool::convert_onnx {
 
-// A bad value on the command line or in a dims file: `Error: <message>`, exit 1.
+// A bad value on the command line (`usage`: exit 2, printed as `--FLAG VALUE: <message>`) or in a
+// dims file (exit 1, printed with the file's name): `Error: ...`.
 struct ArgumentError {
   std::string message;
+  bool usage = true;
+  std::string flag, value;  // the flag ("override-dim") and its value, for a usage error
+  std::string file;         // the dims file, for a bad file
+  // The message as printed: naming the flag and its value, or the file.
+  std::string shown() const;
 };
 
 // `NAME=VALUE` -> {NAME, VALUE}. Throws ArgumentError "Invalid override-dim format: 'S'. Expected
@@ -25,8 +31,9 @@ struct ArgumentError {
 std::pair<std::string, uint32_t> parse_override_dim(const std::string& s);
 
 // A dims file's overrides: a JSON object of integers, or {"freeDimensionOverrides": {...}}.
-// Throws ArgumentError "override-dims-file must be a JSON object ..." or "override value for 'n'
-// must be an integer, got V" (and for unreadable, unparsable or out-of-range content).
+// Throws ArgumentError (usage false) "override-dims-file must be a JSON object ..." or "override
+// value for 'n' must be an integer, got V" (and for unreadable, unparsable or out-of-range
+// content).
 std::map<std::string, uint32_t> read_override_dims_file(const std::filesystem::path& file);
 
 // The free-dimension overrides of a conversion: the file's (`--override-dims-file`, else

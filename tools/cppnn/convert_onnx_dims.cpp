@@ -1,10 +1,10 @@
 // Free-dimension overrides and input shapes of `cppnn convert-onnx` (webnn-graph-format.md §8
 // "Dimension overrides"; see convert_onnx.h).
 #include <charconv>
-#include <fstream>
+#include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "src/core/input_file.h"
 #include "tools/cppnn/convert_onnx.h"
 
 namespace cppnn::tool::convert_onnx {
@@ -22,12 +22,30 @@ std::optional<uint32_t> parse_u32(const std::string& s) {
   return v;
 }
 
-uint32_t dimension_value(const std::string& s) {
+// A dims file is small: at most 16 MiB are read.
+constexpr uint64_t kMaxDimsFileBytes = uint64_t{16} << 20;
+
+// A bad value of --FLAG.
+[[noreturn]] void bad_flag(const char* flag, const std::string& arg, const std::string& message) {
+  throw ArgumentError{message, true, flag, arg, {}};
+}
+
+// A bad dims file.
+[[noreturn]] void bad_file(const fs::path& file, const std::string& message) {
+  throw ArgumentError{message, false, {}, {}, file.string()};
+}
+
+uint32_t dimension_value(const char* flag, const std::string& arg, const std::string& s) {
   if (std::optional<uint32_t> v = parse_u32(s)) return *v;
-  throw ArgumentError{"Invalid dimension value: '" + s + "'"};
+  bad_flag(flag, arg, "Invalid dimension value: '" + s + "'");
 }
 
 }  // namespace
+
+std::string ArgumentError::shown() const {
+  if (usage) return "--" + flag + " " + value + ": " + message;
+  return message.find(file) == std::string::npos ? file + ": " + message : message;
+}
 
 std::pair<std::string, uint32_t> parse_override_dim(const std::string& s) {
   std::vector<std::string> parts;
@@ -38,36 +56,41 @@ std::pair<std::string, uint32_t> parse_override_dim(const std::string& s) {
     if (eq == std::string::npos) break;
     start = eq + 1;
   }
-  if (parts.size() != 2)
-    throw ArgumentError{"Invalid override-dim format: '" + s + "'. Expected NAME=VALUE"};
-  return {parts[0], dimension_value(parts[1])};
+  if (parts.size() != 2 || parts[0].empty())
+    bad_flag("override-dim", s, "Invalid override-dim format: '" + s + "'. Expected NAME=VALUE");
+  return {parts[0], dimension_value("override-dim", s, parts[1])};
 }
 
 std::map<std::string, uint32_t> read_override_dims_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ArgumentError{"failed to read override-dims-file " + file.string()};
-  std::ostringstream text;
-  text << in.rdbuf();
+  auto text = read_input_file(file, kMaxDimsFileBytes);
+  if (!text) bad_file(file, "failed to read override-dims-file: " + text.error().message);
+  // A dims file nests two objects deep: anything much deeper is refused while parsing.
+  constexpr int kMaxDepth = 16;
   Json j;
   try {
-    j = Json::parse(text.str());
+    j = Json::parse(*text, [&](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxDepth)
+        bad_file(file, "failed to parse override-dims-file " + file.string() +
+                           ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
+      return true;
+    });
   } catch (const Json::exception& e) {
-    throw ArgumentError{"failed to parse override-dims-file " + file.string() + ": " + e.what()};
+    bad_file(file, "failed to parse override-dims-file " + file.string() + ": " + e.what());
   }
   if (j.is_object() && j.contains("freeDimensionOverrides")) j = j["freeDimensionOverrides"];
   if (!j.is_object())
-    throw ArgumentError{
-        "override-dims-file must be a JSON object mapping dimension names to "
-        "integers, or {\"freeDimensionOverrides\": {...}}: " +
-        file.string()};
+    bad_file(file,
+             "override-dims-file must be a JSON object mapping dimension names to "
+             "integers, or {\"freeDimensionOverrides\": {...}}: " +
+                 file.string());
   std::map<std::string, uint32_t> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const Json& v = *it;
     if (!v.is_number_integer())
-      throw ArgumentError{"override value for '" + it.key() + "' must be an integer, got " +
-                          v.dump()};
+      bad_file(file, "override value for '" + it.key() + "' must be an integer, got " +
+                         (v.is_structured() ? std::string("an ") + v.type_name() : v.dump()));
     if (v.is_number_unsigned() ? v.get<uint64_t>() > UINT32_MAX : v.get<int64_t>() < 0)
-      throw ArgumentError{"override value for '" + it.key() + "' is out of range, got " + v.dump()};
+      bad_file(file, "override value for '" + it.key() + "' is out of range, got " + v.dump());
     out[it.key()] = static_cast<uint32_t>(v.get<uint64_t>());
   }
   return out;
@@ -97,13 +120,13 @@ std::map<std::string, uint32_t> resolve_overrides(const fs::path& model,
 std::pair<std::string, std::vector<uint32_t>> parse_input_shape(const std::string& s) {
   const size_t eq = s.rfind('=');
   if (eq == std::string::npos || eq == 0)
-    throw ArgumentError{"Invalid input-shape format: '" + s + "'. Expected NAME=D0,D1,..."};
+    bad_flag("input-shape", s, "Invalid input-shape format: '" + s + "'. Expected NAME=D0,D1,...");
   std::vector<uint32_t> shape;
   const std::string dims = s.substr(eq + 1);
   size_t start = 0;
   while (!dims.empty()) {  // "NAME=" is a scalar
     const size_t comma = dims.find(',', start);
-    shape.push_back(dimension_value(dims.substr(start, comma - start)));
+    shape.push_back(dimension_value("input-shape", s, dims.substr(start, comma - start)));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -113,7 +136,7 @@ std::pair<std::string, std::vector<uint32_t>> parse_input_shape(const std::strin
 std::pair<std::string, OnnxInputValue> parse_input_value(const std::string& s) {
   const size_t eq = s.rfind('=');
   const std::string error = "Invalid input-value format: '" + s + "'. Expected NAME=V0,V1,...";
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) throw ArgumentError{error};
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) bad_flag("input-value", s, error);
   const std::string values = s.substr(eq + 1);
   const bool is_float = values.find_first_of(".eE") != std::string::npos;
   std::vector<double> parsed;
@@ -122,12 +145,17 @@ std::pair<std::string, OnnxInputValue> parse_input_value(const std::string& s) {
     const size_t comma = values.find(',', start);
     const std::string item = values.substr(start, comma - start);
     size_t used = 0;
+    double value = 0;
     try {
-      parsed.push_back(std::stod(item, &used));
+      value = std::stod(item, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (item.empty() || used != item.size()) throw ArgumentError{error};
+    if (item.empty() || used != item.size() || !std::isfinite(value))
+      bad_flag("input-value", s, error);
+    if (!is_float && std::fabs(value) >= 0x1p63)
+      bad_flag("input-value", s, "'" + item + "' does not fit in int64");
+    parsed.push_back(value);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -4,6 +4,7 @@
 
 #include "src/formats/weights_tools.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/graph_cli.h"
 #include "tools/cppnn/weights_cli.h"
 
 namespace cppnn::tool {
@@ -16,14 +17,14 @@ int run_create_manifest(const std::vector<std::string>& args) {
       "D/<name>.meta.json holding a full tensor entry (dataType, shape, byteOffset, byteLength,\n"
       "optional layout, default \"row-major\"); the .bin size must equal numel x element size.\n"
       "  --endianness E   copied into the manifest as given (default: little)\n"
-      "Exit status: 0 success, 1 bad input, 2 internal error.\n";
+      "O must not be one of the files of D.\n"
+      "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n";
   Flags f;
-  if (auto stop =
-          parse_flags("create-manifest", args,
-                      {{"input-dir"}, {"output"}, {"endianness", false, "little"}}, kHelp, f))
-    return *stop;
+  if (auto stop = parse_flags("create-manifest", args, kHelp, f)) return *stop;
+  if (auto s = check_outputs({f["output"]}, files_in(f["input-dir"])); !s)
+    return report_error(s.error());
   auto n = formats::create_manifest(f["input-dir"], f["output"], f["endianness"]);
-  if (!n) return report_error(n.error());
+  if (!n) return report_error(reading(n.error(), {f["input-dir"]}));
   std::cerr << "Wrote manifest with " << *n << " tensors to: " << f["output"] << "\n";
   return 0;
 }

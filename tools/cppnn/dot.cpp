@@ -7,12 +7,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cppnn/webnn.h"
-#include "src/formats/weights_atomic_file.h"
+#include "src/core/atomic_file.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/graph_source.h"
 #include "tools/cppnn/tensor_values.h"
@@ -147,6 +146,10 @@ int dot(const GraphArgs& a) {
   load_graph_source(builder, a, loaded);
   const std::string text = to_dot(builder.pruned_graph(loaded.outputs), loaded.name);
   const std::optional<std::string> out = a.value("output"), svg = a.value("svg");
+  std::vector<fs::path> outputs;
+  if (out) outputs.push_back(*out);
+  if (svg) outputs.push_back(*svg);
+  throw_if_error(check_outputs(outputs, loaded.files));
   std::string dot_program;
   if (svg) {
     dot_program = find_on_path("dot");
@@ -156,29 +159,29 @@ int dot(const GraphArgs& a) {
           "-o OUT.dot and render it elsewhere)");
   }
   if (out) {
-    auto file = formats::AtomicFile::create(*out);
-    if (!file) throw_error(file.error().kind, file.error().message);
-    auto st = file->write(text);
-    if (st) st = file->commit();
-    if (!st) throw_error(st.error().kind, st.error().message);
+    throw_if_error(write_file_atomically(*out, text));
   } else if (!svg) {
     std::cout << text;
   }
   if (svg) {
-    // dot reads the DOT from a file: -o's, else a temporary one beside the SVG.
+    // dot reads the DOT from a file: -o's, else a private temporary one beside the SVG (an
+    // AtomicFile never committed: created O_EXCL under a unique name, so a planted file or
+    // symlink is never followed, and removed when done or on SIGINT/SIGTERM). It writes the SVG
+    // into another AtomicFile's temporary, which then replaces OUT.svg in one rename.
+    std::optional<AtomicFile> temp;
     std::string dot_file = out.value_or("");
-    fs::path temp;
     if (!out) {
-      temp = fs::path(*svg).parent_path() / ("." + fs::path(*svg).filename().string() + ".dot");
-      std::ofstream f(temp, std::ios::binary);
-      f << text;
-      if (!f.flush()) throw DataError("cannot write " + temp.string());
-      dot_file = temp.string();
+      auto t = AtomicFile::create(*svg + ".dot");
+      throw_if_error(t);
+      temp.emplace(std::move(*t));
+      throw_if_error(temp->write(text));
+      dot_file = temp->temporary().string();
     }
-    const std::string error = render_svg(dot_program, dot_file, *svg);
-    std::error_code ec;
-    if (!temp.empty()) fs::remove(temp, ec);
+    auto image = AtomicFile::create(*svg);
+    throw_if_error(image);
+    const std::string error = render_svg(dot_program, dot_file, image->temporary().string());
     if (!error.empty()) throw DataError("--svg " + *svg + ": " + error);
+    throw_if_error(image->commit());
   }
   return 0;
 }
@@ -186,18 +189,14 @@ int dot(const GraphArgs& a) {
 }  // namespace
 
 int run_dot(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = args;
-  for (std::string& arg : argv)
-    if (arg == "-o") arg = "--output";
-  std::vector<std::string> flags = kGraphSourceFlags;
-  flags.insert(flags.end(), {"output", "svg"});
   GraphArgs a;
-  if (auto rc = parse_cli("dot", argv, {}, flags,
-                          std::string(kHelp) + "\n" + kGraphSourceHelp +
-                              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
-                          a))
+  if (auto rc = parse_command_line(
+          find_command_spec("dot"), args,
+          std::string(kHelp) + "\n" + kGraphSourceHelp +
+              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
+          a))
     return *rc;
-  return run_reporting([&] { return dot(a); });
+  return run_command("dot", [&] { return dot(a); });
 }
 
 }  // namespace cppnn::tool

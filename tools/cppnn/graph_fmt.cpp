@@ -15,16 +15,17 @@ int run_fmt(const std::vector<std::string>& args) {
       "usage: cppnn fmt PATH [--json] [--check]\n\n"
       "Prints a .webnn text or GraphJson graph (auto-detected) in canonical .webnn text\n"
       "(webnn-graph-format.md §5.1), or canonical GraphJson with --json (§4.2). --check prints\n"
-      "nothing and exits 1 when the file is not already canonical. Exit: 0 ok, 1 bad input.\n";
+      "nothing and exits 1 when the file is not already canonical.\n"
+      "Exit status: 0 success, 1 bad input or not canonical, 2 usage or internal error.\n";
   GraphArgs a;
-  if (auto rc = parse_graph_args("fmt", args, {"json", "check"}, {}, kHelp, a)) return *rc;
-  auto content = read_file(a.path);
+  if (auto rc = parse_command_line(find_command_spec("fmt"), args, kHelp, a)) return *rc;
+  auto content = read_graph_file(a.path);
   if (!content) return report(content.error());
   formats::Warnings warnings;
   auto doc = formats::read_graph_doc(*content, a.path, &warnings);
   if (!doc) {
     print_warnings(warnings);
-    return report(doc.error());
+    return report(in_file(doc.error(), a.path));
   }
   std::string out;
   if (a.has("json")) {
@@ -33,7 +34,7 @@ int run_fmt(const std::vector<std::string>& args) {
     auto text = formats::print_webnn_text(*doc, false, &warnings);
     if (!text) {
       print_warnings(warnings);
-      return report(text.error());
+      return report(in_file(text.error(), a.path));
     }
     out = std::move(*text);
   }

@@ -53,17 +53,17 @@ int run_validate(const std::vector<std::string>& args) {
       "(webnn-graph-format.md §6.1). --weights-manifest M also checks every @weights\n"
       "declaration against the v1 manifest M (§6.2). --strict also builds the graph through\n"
       "MLGraphBuilder (reference backend, zero weights), validating every op like an API call.\n"
-      "Prints OK on stderr. Exit: 0 valid, 1 invalid or bad input, 2 internal error.\n";
+      "Prints OK on stderr.\n"
+      "Exit status: 0 valid, 1 invalid or bad input, 2 usage or internal error.\n";
   GraphArgs a;
-  if (auto rc = parse_graph_args("validate", args, {"strict"}, {"weights-manifest"}, kHelp, a))
-    return *rc;
-  auto content = read_file(a.path);
+  if (auto rc = parse_command_line(find_command_spec("validate"), args, kHelp, a)) return *rc;
+  auto content = read_graph_file(a.path);
   if (!content) return report(content.error());
   formats::Warnings warnings;
   auto doc = formats::read_graph_doc(*content, a.path, &warnings);
   print_warnings(warnings);
-  if (!doc) return report(doc.error());
-  if (Status s = formats::validate_graph_doc(*doc); !s) return report(s.error());
+  if (!doc) return report(in_file(doc.error(), a.path));
+  if (Status s = formats::validate_graph_doc(*doc); !s) return report(in_file(s.error(), a.path));
   if (auto m = a.value("weights-manifest")) {
     auto manifest = formats::read_manifest_file(*m, true);
     if (!manifest) return report(manifest.error());
@@ -72,10 +72,10 @@ int run_validate(const std::vector<std::string>& args) {
       if (k.init.kind == formats::DocInit::Kind::kWeights)
         declared.push_back({name, k.init.ref, MLOperandDescriptor{k.dataType, k.shape}});
     if (Status s = formats::check_manifest_declarations(*manifest, declared); !s)
-      return report(s.error());
+      return report(reading(s.error(), {a.path, *m}));
   }
   if (a.has("strict"))
-    if (Status s = strict_check(*doc, a.path); !s) return report(s.error());
+    if (Status s = strict_check(*doc, a.path); !s) return report(in_file(s.error(), a.path));
   std::cerr << "OK\n";
   return 0;
 }

@@ -18,9 +18,10 @@ namespace {
 const char kHelp[] =
     "usage: cppnn info GRAPH [--json] [--weights FILE] [--weights-manifest FILE]\n"
     "                  [--override-dim NAME=VALUE]...\n\n"
-    "Prints a graph's inputs and outputs with their descriptors, the number of operations per\n"
-    "operator, and its constants (count, parameters = elements, bytes), after loading it\n"
-    "through the builder's validation. --json prints one JSON object instead:\n"
+    "Prints a graph's name (its header's or the ONNX graph's, else the file's stem), its inputs\n"
+    "and outputs with their descriptors, the number of operations per operator, and its\n"
+    "constants (count, parameters = elements, bytes), after loading it through the builder's\n"
+    "validation. --json prints one JSON object instead:\n"
     "{name, inputs: [{name, dataType, shape}], outputs: [...], operations: {count, histogram},\n"
     "constants: {count, parameters, bytes}}.\n";
 
@@ -81,7 +82,7 @@ int info(const GraphArgs& a) {
     for (const auto& [name, n] : ops) h[name] = n;
     j["operations"] = {{"count", g.operations.size()}, {"histogram", h}};
     j["constants"] = {{"count", constants}, {"parameters", parameters}, {"bytes", bytes}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   std::cout << "graph: " << loaded.name << " (" << a.path << ")\n";
@@ -104,14 +105,14 @@ int info(const GraphArgs& a) {
 }  // namespace
 
 int run_info(const std::vector<std::string>& args) {
-  std::vector<std::string> flags = kGraphSourceFlags;
   GraphArgs a;
-  if (auto rc = parse_cli("info", args, {"json"}, flags,
-                          std::string(kHelp) + "\n" + kGraphSourceHelp +
-                              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
-                          a))
+  if (auto rc = parse_command_line(
+          find_command_spec("info"), args,
+          std::string(kHelp) + "\n" + kGraphSourceHelp +
+              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
+          a))
     return *rc;
-  return run_reporting([&] { return info(a); });
+  return run_command("info", [&] { return info(a); });
 }
 
 }  // namespace cppnn::tool

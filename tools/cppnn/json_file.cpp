@@ -1,7 +1,7 @@
 // Atomic JSON file writing for the runners' reports (see json_file.h).
 #include "tools/cppnn/json_file.h"
 
-#include <fstream>
+#include "src/core/atomic_file.h"
 
 namespace cppnn::tool {
 
@@ -11,20 +11,10 @@ std::optional<std::string> write_json_atomically(const std::filesystem::path& pa
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   if (ec) return "cannot create " + path.parent_path().string() + ": " + ec.message();
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + tmp.string();
-    // Invalid UTF-8 in a message is replaced rather than thrown on.
-    out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out.flush()) return "cannot write " + tmp.string();
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message();
-  }
+  // Invalid UTF-8 in a message is replaced rather than thrown on. The temporary beside `path`
+  // gets a unique name (AtomicFile), so a planted file or symlink is never followed.
+  const std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (auto s = write_file_atomically(path, text); !s) return s.error().message;
   return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
-// Writes a JSON document atomically (the runners' reports): parent folders created, a temporary
-// file beside the destination, renamed once complete.
+// Writes a JSON document atomically (the runners' reports): parent folders created, a uniquely
+// named temporary file beside the destination (src/core/atomic_file.h), renamed once complete.
 #pragma once
 
 #include <filesystem>

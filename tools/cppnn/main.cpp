@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "cppnn/version.h"
+#include "src/core/atomic_file.h"
+#include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
 
 namespace {
@@ -24,6 +26,8 @@ void print_help(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGINT/SIGTERM/SIGHUP remove the temporary files of unfinished writes (AtomicFile).
+  cppnn::remove_temporaries_on_signals();
   std::vector<std::string> args(argv + 1, argv + argc);
   // `cppnn help CMD` is `cppnn CMD --help`.
   if (args.size() >= 2 && args[0] == "help") args = {args[1], "--help"};
@@ -37,11 +41,15 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : cppnn::tool::commands()) {
     if (c.name == args[0]) {
+      // Exit statuses (cli_args.h): 0 success, 1 bad input or a failed check, 2 usage or
+      // internal error; the commands report their own errors, this is the last resort.
       try {
         return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      } catch (const cppnn::tool::UsageError& e) {
+        return cppnn::tool::report_usage_error(c.name, e.what());
       } catch (const std::exception& e) {
-        std::cerr << "cppnn " << c.name << ": internal error: " << e.what() << "\n";
-        return 2;
+        std::cerr << "Error: cppnn " << c.name << ": internal error: " << e.what() << "\n";
+        return cppnn::tool::kExitUsage;
       }
     }
   }

@@ -4,13 +4,13 @@
 
 #include <array>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "src/core/atomic_file.h"
 #include "src/core/checked_math.h"
+#include "src/core/input_file.h"
 #include "src/formats/graph_doc.h"
-#include "src/formats/weights_atomic_file.h"
 
 namespace cppnn::tool {
 namespace {
@@ -241,17 +241,21 @@ Result<std::vector<std::byte>> format_npy(const NpyArray& array) {
 }
 
 Result<NpyArray> read_npy_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return formats::data_error("failed to read `", path, "`: cannot open the file");
-  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return formats::data_error("failed to read `", path, "`: read error");
-  return parse_npy(std::as_bytes(std::span<const char>(buf)), path);
+  auto file = InputFile::open(path);  // regular files only, never blocking
+  if (!file) return file.error();
+  // The magic first, so that anything else is refused without being read whole.
+  auto head = file->read_head(kMagic.size());
+  if (!head) return head.error();
+  if (*head != kMagic) return parse_npy(std::as_bytes(std::span<const char>(*head)), path);
+  auto bytes = file->read_all();
+  if (!bytes) return bytes.error();
+  return parse_npy(std::as_bytes(std::span<const char>(*bytes)), path);
 }
 
 Status write_npy_file(const std::string& path, const NpyArray& array) {
   auto bytes = format_npy(array);
   if (!bytes) return bytes.error();
-  auto file = formats::AtomicFile::create(path);
+  auto file = AtomicFile::create(path);
   if (!file) return file.error();
   CPPNN_RETURN_IF_ERROR(file->write(std::span<const std::byte>(*bytes)));
   return file->commit();

@@ -1,24 +1,26 @@
 // cppnn onnx-tests: runs ONNX's backend test data (Debian libonnx-testdata) through the ONNX
 // importer on one backend and checks the results against tests/onnx/expectations.txt. Exit
-// codes: 0 every case passed or is listed, 1 a failure or a stale entry (or bad usage), 2 an
-// internal error, 77 skipped (no data directory).
+// codes: 0 every case passed or is listed, 1 a failure or a stale entry, 2 a usage or internal
+// error, 77 skipped (no data directory).
 #include "tools/cppnn/onnx_tests.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cppnn/errors.h"
 #include "cppnn/webnn.h"
+#include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/graph_cli.h"
 #include "tools/cppnn/json_file.h"
 #include "tools/cppnn/progress.h"
 
@@ -63,7 +65,9 @@ void print_help(std::ostream& os) {
             "  -v, --verbose        a line per case\n\n"
             "A listed case that fails is skipped; one that passes is a stale entry and fails.\n"
             "The last line reads `onnx-tests-<backend>: N passed, N failed, N skipped`.\n"
-            "Exit status: 0 success, 1 failures, 2 internal error, 77 skipped (no data).\n";
+            "Exit status: 0 success, 1 failures or bad input (an unreadable expectations or "
+            "report\n"
+            "file), 2 usage or internal error, 77 skipped (no data).\n";
 }
 
 struct Args {
@@ -87,65 +91,30 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// Parses the arguments; returns an exit code when the command should stop (help, bad usage).
+// Parses the arguments (the flag table in cli_specs.cpp); returns an exit code when the command
+// should stop (help, bad usage).
 std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      print_help(std::cout);
-      return 0;
-    }
-    if (arg == "--verbose" || arg == "-v") {
-      a.verbose = true;
-      continue;
-    }
-    if (arg == "--in-process") {
-      a.isolate = false;
-      continue;
-    }
-    std::string key = arg, value;
-    bool has_value = false;
-    if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      key = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    const bool known = key == "--backend" || key == "--suite" || key == "--filter" ||
-                       key == "--data" || key == "--expectations" || key == "--report" ||
-                       key == "--timeout";
-    if (!known) {
-      std::cerr << "cppnn onnx-tests: unknown argument \"" << arg
-                << "\" (see cppnn onnx-tests --help)\n";
-      return 1;
-    }
-    if (!has_value) {
-      if (i + 1 >= argv.size()) {
-        std::cerr << "cppnn onnx-tests: " << key << " needs a value\n";
-        return 1;
-      }
-      value = argv[++i];
-    }
-    if (key == "--backend") a.backend = value;
-    if (key == "--filter") a.filter = value;
-    if (key == "--data") a.data = value;
-    if (key == "--expectations") a.expectations = value;
-    if (key == "--report") a.report = value;
-    if (key == "--timeout") {
-      char* end = nullptr;
-      a.timeout_s = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(a.timeout_s >= 0)) {
-        std::cerr << "cppnn onnx-tests: --timeout takes a number of seconds\n";
-        return 1;
-      }
-    }
-    if (key == "--suite") {
-      a.suites = split_list(value);
+  std::ostringstream help;
+  print_help(help);
+  ParsedArgs p;
+  if (auto rc = parse_command_line(find_command_spec("onnx-tests"), argv, help.str(), p)) return rc;
+  a.backend = p.value("backend");
+  a.filter = p.value("filter").value_or("");
+  a.data = p.value("data");
+  a.expectations = p.value("expectations");
+  a.report = p.value("report");
+  a.verbose = p.has("verbose");
+  a.isolate = !p.has("in-process");
+  try {
+    if (auto t = p.value("timeout")) a.timeout_s = parse_number_flag("timeout", *t, 0);
+    if (auto suites = p.value("suite")) {
+      a.suites = split_list(*suites);
       a.suites_given = true;
-      if (a.suites.empty()) {
-        std::cerr << "cppnn onnx-tests: --suite needs at least one suite name\n";
-        return 1;
-      }
+      if (a.suites.empty())
+        throw UsageError("--suite " + *suites + ": needs at least one suite name");
     }
+  } catch (const UsageError& e) {
+    return report_usage_error("onnx-tests", e.what());
   }
   return std::nullopt;
 }
@@ -279,6 +248,14 @@ int run(const Args& a) {
   if (backend.empty())
     if (const char* env = std::getenv("CPPNN_BACKEND")) backend = env;
   const fs::path root = a.data ? fs::path(*a.data) : fs::path(kDefaultData);
+  // The report never replaces an input (the expectations file).
+  if (auto s =
+          check_outputs({report_path(a, backend)},
+                        {a.expectations ? fs::path(*a.expectations) : default_expectations_file()});
+      !s) {
+    std::cerr << "Error: cppnn onnx-tests: " << s.error().message << "\n";
+    return 1;
+  }
   if (!fs::is_directory(root)) {
     try {  // the backend's name for the closing line (nothing runs, so in this process)
       backend = MLContext::create({.backend = backend}).backend();
@@ -305,6 +282,7 @@ int run(const Args& a) {
   Expectations expectations;
   if (a.expectations || fs::exists(expectations_file))
     expectations = load_expectations(expectations_file);
+
   // Every listed name must be a case, so the list cannot rot (checked on full runs only).
   std::set<std::string> names;
   for (const CaseDir& d : all) names.insert(d.dir.filename().string());
@@ -369,12 +347,12 @@ int run_onnx_tests(const std::vector<std::string>& argv) {
   if (std::optional<int> code = parse(argv, a)) return *code;
   try {
     return run(a);
-  } catch (const RunnerError& e) {
-    std::cerr << "cppnn onnx-tests: " << e.what() << "\n";
-    return 2;
+  } catch (const RunnerError& e) {  // an expectations or report file it cannot use
+    std::cerr << "Error: cppnn onnx-tests: " << e.what() << "\n";
+    return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& e) {
-    std::cerr << "cppnn onnx-tests: " << e.what() << "\n";
-    return 2;
+    std::cerr << "Error: cppnn onnx-tests: " << e.what() << "\n";
+    return kExitUsage;
   }
 }
 

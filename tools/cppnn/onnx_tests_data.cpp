@@ -4,12 +4,12 @@
 #include <bit>
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <set>
 
 #include "onnx/onnx_pb.h"
 #include "src/core/checked_math.h"
+#include "src/core/input_file.h"
 #include "tools/cppnn/onnx_tests.h"
 
 namespace cppnn::tool::onnx_tests {
@@ -69,12 +69,11 @@ void copy_typed(const Field& values, size_t count, std::vector<std::byte>& bytes
 }
 
 std::vector<std::byte> read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CaseFailure("cannot read " + file.string());
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw CaseFailure("cannot read " + file.string());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  // Regular files only, never blocking; at most what protobuf parses (2 GiB).
+  auto text = read_input_file(file, static_cast<uint64_t>(INT32_MAX));
+  if (!text) throw CaseFailure(text.error().message);
+  std::vector<std::byte> bytes(text->size());
+  if (!text->empty()) std::memcpy(bytes.data(), text->data(), text->size());
   return bytes;
 }
 

@@ -2,9 +2,9 @@
 // line, `[backends] test_name: category: reason` (see onnx_tests.h).
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
+#include "src/core/input_file.h"
 #include "tools/cppnn/onnx_tests.h"
 
 #ifndef CPPNN_SOURCE_DIR
@@ -121,11 +121,9 @@ Expectations parse_expectations(std::string_view text, const fs::path& file) {
 }
 
 Expectations load_expectations(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw RunnerError("cannot read the expectations file " + file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_expectations(text.str(), file);
+  auto text = read_input_file(file);  // regular files only, never blocking, bounded
+  if (!text) throw RunnerError("cannot read the expectations file: " + text.error().message);
+  return parse_expectations(*text, file);
 }
 
 fs::path default_expectations_file() {

@@ -149,35 +149,11 @@ std::string text(const std::vector<Backend>& backends, const std::vector<std::st
 }  // namespace
 
 int run_ops(const std::vector<std::string>& args) {
-  std::vector<std::string> wanted;
-  bool md = false, json = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
-    if (a == "--markdown")
-      md = true;
-    else if (a == "--json")
-      json = true;
-    else if (a == "--backend" && i + 1 < args.size())
-      wanted.push_back(args[++i]);
-    else if (a.starts_with("--backend="))
-      wanted.push_back(a.substr(10));
-    else {
-      std::cerr << "Error: "
-                << (a == "--backend"     ? "--backend needs a value"
-                    : a.starts_with("-") ? "unknown option '" + a + "'"
-                                         : "unexpected argument '" + a + "'")
-                << "\n(see cppnn ops --help)\n";
-      return 2;
-    }
-  }
-  if (md && json) {
-    std::cerr << "Error: --markdown and --json exclude each other\n(see cppnn ops --help)\n";
-    return 2;
-  }
+  ParsedArgs p;
+  if (auto rc = parse_command_line(find_command_spec("ops"), args, kHelp, p)) return *rc;
+  std::vector<std::string> wanted = p.all("backend");
+  const bool md = p.has("markdown"), json = p.has("json");
+  if (md && json) return report_usage_error("ops", "--markdown and --json exclude each other");
   // The product backends by default; a test-only one (backends.def) when named.
   const std::vector<std::string> compiled = compiled_backends(/*with_test_only=*/true);
   if (wanted.empty()) wanted = compiled_backends();

@@ -25,85 +25,129 @@ namespace fs = std::filesystem;
 const char kHelp[] =
     "usage: cppnn run GRAPH [--backend B] [--input NAME=FILE.npy|FILE.safetensors]...\n"
     "                 [--input FILE.safetensors] [--inputs random|zeros] [--seed N]\n"
-    "                 [--output-dir D] [--iterations N] [--json]\n\n"
+    "                 [--output-dir D] [--iterations N] [--threads N] [--json]\n\n"
     "Builds GRAPH once on backend B (default: $CPPNN_BACKEND, else the first compiled-in one),\n"
     "binds its inputs, dispatches it and reads every output.\n"
-    "  --input NAME=FILE    the value of input NAME: a .npy file (dtype and shape must match the\n"
-    "                       input), or the tensor NAME of a .safetensors file\n"
+    "  --input NAME=FILE    the value of input NAME: the tensor NAME of a .safetensors file,\n"
+    "                       else a .npy file (dtype and shape must match the input)\n"
     "  --input FILE.safetensors   every input not given otherwise, by name from that file\n"
     "  --inputs random|zeros      the inputs given by neither: random values (floats in [-1, 1),\n"
     "                       signed integers in [-8, 8), unsigned in [0, 16); the same for the\n"
     "                       same --seed, default 0) or zeros. Without it, every input needs a "
     "value.\n"
-    "  --output-dir D       write each output as D/<name>.npy ('/' in names becomes '_');\n"
-    "                       otherwise print each output's type, shape, min/max/mean and first "
-    "values\n"
+    "  --output-dir D       write each output as D/<name>.npy (characters other than letters,\n"
+    "                       digits, '_', '-' and '.' become '_'; names that end up alike get\n"
+    "                       _2, _3 ...; each line shows the file); otherwise print each output's\n"
+    "                       type, shape, min/max/mean and first values\n"
     "  --iterations N       then time N more rounds of dispatch + reading the outputs and print\n"
-    "                       min, median, mean, p90 and max latency\n"
+    "                       min, median, mean, p90, p99 and max latency and the throughput\n"
+    "  --threads N          the context's thread count (MLContextOptions::numThreads; default:\n"
+    "                       the backend's)\n"
     "  --json               print the summaries (and latency) as one JSON object\n";
 
-uint64_t parse_count(const std::string& flag, const std::string& v) {
-  uint64_t n = 0;
-  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (r.ec != std::errc() || r.ptr != v.data() + v.size())
-    throw DataError("--" + flag + " takes a non-negative integer, got '" + v + "'");
-  return n;
+bool has_extension(const std::string& file, std::initializer_list<const char*> exts) {
+  std::string ext = fs::path(file).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* e : exts)
+    if (ext == e) return true;
+  return false;
+}
+
+bool is_safetensors(const std::string& file) {
+  return has_extension(file, {".safetensors", ".safetensor"});
+}
+
+// One --input flag.
+struct InputFlag {
+  std::string text;  // as given, for messages
+  std::string name;  // empty for a whole archive
+  std::string file;
+};
+
+// The --input flags, their forms checked (usage errors name the flag).
+std::vector<InputFlag> input_flags(const GraphArgs& a) {
+  std::vector<InputFlag> out;
+  std::set<std::string> named;
+  for (const std::string& v : a.all("input")) {
+    const size_t eq = v.find('=');
+    InputFlag f{v, "", v};
+    if (eq != std::string::npos) {
+      f.name = v.substr(0, eq);
+      f.file = v.substr(eq + 1);
+      if (f.name.empty()) throw UsageError("--input " + v + ": the input NAME before '=' is empty");
+      if (f.file.empty()) throw UsageError("--input " + v + ": no FILE after '='");
+      if (!named.insert(f.name).second)
+        throw UsageError("--input " + v + ": input '" + f.name + "' is given twice");
+    } else if (!is_safetensors(v)) {
+      throw UsageError("--input " + v +
+                       ": expected NAME=FILE.npy, NAME=FILE.safetensors or FILE.safetensors");
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Runs `body`; a cppnn error it throws is rethrown with `--input TEXT: ` in front.
+template <class F>
+auto for_flag(const InputFlag& f, F body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    throw_error(e.kind(), "--input " + f.text + ": " + e.what());
+  }
 }
 
 // The value of one input from a .npy or .safetensors file, checked against the graph.
 std::vector<std::byte> load_input(const std::string& name, const MLOperandDescriptor& desc,
-                                  const std::string& file) {
-  std::string ext = fs::path(file).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".safetensors" || ext == ".safetensor") {
-    ConstantData d = ExternalWeights::open(file).load(name, desc, name);
-    return {d.bytes().begin(), d.bytes().end()};
-  }
-  auto npy = read_npy_file(file);
-  if (!npy) throw_error(npy.error().kind, npy.error().message);
-  if (npy->dataType != desc.dataType || npy->shape != desc.shape)
-    throw DataError("input '" + name + "': " + file + " holds " +
-                    describe({npy->dataType, npy->shape}) + ", the graph expects " +
-                    describe(desc));
-  return std::move(npy->data);
+                                  const InputFlag& f) {
+  return for_flag(f, [&] {
+    if (is_safetensors(f.file)) {
+      ConstantData d = ExternalWeights::open(f.file).load(name, desc, name);
+      return std::vector<std::byte>(d.bytes().begin(), d.bytes().end());
+    }
+    auto npy = read_npy_file(f.file);
+    throw_if_error(npy);
+    if (npy->dataType != desc.dataType || npy->shape != desc.shape)
+      throw DataError("input '" + name + "': " + f.file + " holds " +
+                      describe({npy->dataType, npy->shape}) + ", the graph expects " +
+                      describe(desc));
+    return std::move(npy->data);
+  });
 }
 
-NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a) {
-  std::map<std::string, std::string> files;
-  std::vector<std::string> archives;
-  for (const std::string& v : all_values(a, "input")) {
-    const size_t eq = v.find('=');
-    if (eq == std::string::npos) {
-      archives.push_back(v);
+NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
+                       const std::vector<InputFlag>& flags) {
+  std::map<std::string, const InputFlag*> files;
+  std::vector<std::pair<const InputFlag*, ExternalWeights>> archives;
+  for (const InputFlag& f : flags) {
+    if (f.name.empty()) {
+      archives.emplace_back(&f, for_flag(f, [&] { return ExternalWeights::open(f.file); }));
       continue;
     }
-    const std::string name = v.substr(0, eq);
-    if (!graph.inputs().contains(name)) {
+    if (!graph.inputs().contains(f.name)) {
       std::string known;
       for (const auto& [n, d] : graph.inputs()) known += (known.empty() ? "" : ", ") + n;
-      throw DataError("--input " + v + ": the graph has no input '" + name +
+      throw DataError("--input " + f.text + ": the graph has no input '" + f.name +
                       "' (inputs: " + (known.empty() ? "none" : known) + ")");
     }
-    if (!files.emplace(name, v.substr(eq + 1)).second)
-      throw DataError("--input: input '" + name + "' given twice");
+    files.emplace(f.name, &f);
   }
   const std::optional<std::string> mode = a.value("inputs");
-  if (mode && *mode != "random" && *mode != "zeros")
-    throw DataError("--inputs must be random or zeros, got '" + *mode + "'");
-  const uint64_t seed = a.value("seed") ? parse_count("seed", *a.value("seed")) : 0;
+  if (mode) check_choice_flag("inputs", *mode, {"random", "zeros"});
+  const uint64_t seed = a.value("seed") ? parse_unsigned_flag("seed", *a.value("seed")) : 0;
   NamedBytes out;
   uint64_t salt = 0;
   for (const auto& [name, desc] : graph.inputs()) {
     const uint64_t this_salt = salt++;
     if (auto it = files.find(name); it != files.end()) {
-      out.emplace(name, load_input(name, desc, it->second));
+      out.emplace(name, load_input(name, desc, *it->second));
       continue;
     }
     bool found = false;
-    for (const std::string& archive : archives) {
-      const auto names = ExternalWeights::open(archive).names();
+    for (const auto& [flag, archive] : archives) {
+      const auto names = archive.names();
       if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-      out.emplace(name, load_input(name, desc, archive));
+      out.emplace(name, load_input(name, desc, *flag));
       found = true;
       break;
     }
@@ -116,15 +160,49 @@ NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a) {
   return out;
 }
 
+// A file name for output `name`: characters other than [A-Za-z0-9_.-] become '_', and a name
+// that would start with '.' (or be empty) gets a leading '_'.
+std::string file_stem_for(const std::string& name) {
+  std::string s;
+  for (unsigned char c : name)
+    s += (std::isalnum(c) && c < 0x80) || c == '_' || c == '-' || c == '.' ? char(c) : '_';
+  if (s.empty() || s[0] == '.') s.insert(0, "_");
+  return s;
+}
+
+// Output name -> file name in --output-dir, unique: outputs whose names are file names already
+// keep them, the others get the first free of <stem>.npy, <stem>_2.npy, ...
+std::map<std::string, std::string> output_file_names(const std::vector<std::string>& names) {
+  std::map<std::string, std::string> out;
+  std::set<std::string> used;
+  for (const std::string& n : names)
+    if (file_stem_for(n) == n && used.insert(n + ".npy").second) out[n] = n + ".npy";
+  for (const std::string& n : names) {
+    if (out.contains(n)) continue;
+    const std::string stem = file_stem_for(n);
+    std::string file = stem + ".npy";
+    for (int k = 2; used.contains(file); ++k) file = stem + "_" + std::to_string(k) + ".npy";
+    used.insert(file);
+    out[n] = file;
+  }
+  return out;
+}
+
 int run(const GraphArgs& a) {
   const uint64_t iterations =
-      a.value("iterations") ? parse_count("iterations", *a.value("iterations")) : 0;
-  MLContext context = MLContext::create({.backend = a.value("backend").value_or("")});
+      a.value("iterations") ? parse_unsigned_flag("iterations", *a.value("iterations")) : 0;
+  MLContextOptions options{.backend = a.value("backend").value_or("")};
+  if (auto t = a.value("threads"))
+    options.numThreads = uint32_t(parse_unsigned_flag("threads", *t, 1, 1024));
+  const std::vector<InputFlag> flags = input_flags(a);
+  if (auto mode = a.value("inputs")) check_choice_flag("inputs", *mode, {"random", "zeros"});
+  if (auto seed = a.value("seed")) parse_unsigned_flag("seed", *seed);
+  MLContext context = MLContext::create(options);
   MLGraphBuilder builder(context);
   LoadedGraph loaded;
   load_graph_source(builder, a, loaded);
   MLGraph graph = builder.build(loaded.outputs);
-  GraphRunner runner(context, graph, bind_inputs(graph, a));
+  GraphRunner runner(context, graph, bind_inputs(graph, a, flags));
   const NamedBytes outputs = runner.run();
   std::vector<double> times;
   for (uint64_t i = 0; i < iterations; ++i) {
@@ -136,19 +214,29 @@ int run(const GraphArgs& a) {
   const bool json = a.has("json");
   nlohmann::json j = {{"backend", context.backend()}, {"outputs", nlohmann::json::object()}};
 
+  std::map<std::string, std::string> files;  // output name -> path in --output-dir
   if (auto dir = a.value("output-dir")) {
     std::error_code ec;
     fs::create_directories(*dir, ec);
-    if (ec) throw DataError("cannot create the output directory " + *dir + ": " + ec.message());
+    if (ec) throw DataError("--output-dir " + *dir + ": cannot create it: " + ec.message());
+    std::vector<std::string> names;
+    for (const auto& [name, bytes] : outputs) names.push_back(name);
+    std::vector<fs::path> paths, inputs = loaded.files;
+    for (const InputFlag& f : flags) inputs.push_back(f.file);
+    for (const auto& [name, file] : output_file_names(names)) {
+      files[name] = (fs::path(*dir) / file).string();
+      paths.push_back(files[name]);
+      if (file != file_stem_for(name) + ".npy")
+        std::cerr << "note: output '" << name << "' is written as " << files[name] << " ("
+                  << file_stem_for(name) << ".npy is another output's)\n";
+    }
+    throw_if_error(check_outputs(paths, inputs));
   }
   for (const auto& [name, bytes] : outputs) {
     const MLOperandDescriptor& desc = graph.outputs().at(name);
-    if (auto dir = a.value("output-dir")) {
-      std::string file_name = name;
-      std::replace(file_name.begin(), file_name.end(), '/', '_');
-      const std::string path = (fs::path(*dir) / (file_name + ".npy")).string();
-      auto st = write_npy_file(path, {desc.dataType, desc.shape, bytes});
-      if (!st) throw_error(st.error().kind, st.error().message);
+    if (auto it = files.find(name); it != files.end()) {
+      const std::string& path = it->second;
+      throw_if_error(write_npy_file(path, {desc.dataType, desc.shape, bytes}));
       if (json)
         j["outputs"][name]["file"] = path;
       else
@@ -184,22 +272,21 @@ int run(const GraphArgs& a) {
       std::cout << "latency (" << context.backend()
                 << ", dispatch + read): " << format_latency(stats) << "\n";
   }
-  if (json) std::cout << j.dump(2) << "\n";
+  if (json) std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
 }
 
 }  // namespace
 
 int run_run(const std::vector<std::string>& args) {
-  std::vector<std::string> flags = kGraphSourceFlags;
-  flags.insert(flags.end(), {"backend", "input", "inputs", "seed", "output-dir", "iterations"});
   GraphArgs a;
-  if (auto rc = parse_cli("run", args, {"json"}, flags,
-                          std::string(kHelp) + "\n" + kGraphSourceHelp +
-                              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
-                          a))
+  if (auto rc = parse_command_line(
+          find_command_spec("run"), args,
+          std::string(kHelp) + "\n" + kGraphSourceHelp +
+              "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n",
+          a))
     return *rc;
-  return run_reporting([&] { return run(a); });
+  return run_command("run", [&] { return run(a); });
 }
 
 }  // namespace cppnn::tool

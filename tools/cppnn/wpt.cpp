@@ -1,16 +1,19 @@
 // cppnn wpt: runs a WPT WebNN corpus suite (validation, conformance) against the library and checks
 // the result against the list of known failures. Exit codes: 0 all cases passed (or are known
-// failures), 1 an unexpected failure or a stale known-failure entry (or bad usage), 2 an internal
-// error, 77 skipped (no corpus).
+// failures), 1 an unexpected failure or a stale known-failure entry, 2 a usage or internal error,
+// 77 skipped (no corpus).
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cppnn/errors.h"
 #include "cppnn/webnn.h"
+#include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/graph_cli.h"
 #include "tools/cppnn/progress.h"
 #include "tools/cppnn/wpt_common.h"
 
@@ -54,7 +57,8 @@ void print_help(std::ostream& os) {
         "fails the run, and so does a listed case that passes. The last line reads\n"
         "`wpt-validation: N passed, N failed, N skipped` or\n"
         "`wpt-conformance-<backend>: N passed, N failed, N skipped`.\n"
-        "Exit status: 0 success, 1 failures, 2 internal error, 77 skipped (no corpus).\n";
+        "Exit status: 0 success, 1 failures or bad input (an unreadable corpus, expectations or\n"
+        "report file), 2 usage or internal error, 77 skipped (no corpus).\n";
 }
 
 struct Args {
@@ -66,63 +70,29 @@ struct Args {
   bool check_onnx = false;
 };
 
-// Parses the arguments; returns an exit code when the command should stop (help, bad usage).
+// Parses the arguments (the flag table in cli_specs.cpp); returns an exit code when the command
+// should stop (help, bad usage).
 std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      print_help(std::cout);
-      return 0;
-    }
-    if (arg == "--verbose" || arg == "-v") {
-      a.verbose = true;
-      continue;
-    }
-    if (arg == "--check-onnx") {
-      a.check_onnx = true;
-      continue;
-    }
-    std::string key = arg, value;
-    bool has_value = false;
-    if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      key = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    const bool known = key == "--suite" || key == "--corpus" || key == "--report" ||
-                       key == "--expectations" || key == "--filter" || key == "--backend";
-    if (!known) {
-      std::cerr << "cppnn wpt: unknown argument \"" << arg << "\" (see cppnn wpt --help)\n";
-      return 1;
-    }
-    if (!has_value) {
-      if (i + 1 >= argv.size()) {
-        std::cerr << "cppnn wpt: " << key << " needs a value\n";
-        return 1;
-      }
-      value = argv[++i];
-    }
-    if (key == "--suite") a.suite = value;
-    if (key == "--report") a.report = value;
-    if (key == "--expectations") a.expectations = value;
-    if (key == "--filter") a.filter = value;
-    if (key == "--backend") a.backend = value;
-    if (key == "--corpus") {
-      a.corpus.push_back(value);
-      // --corpus takes every following argument up to the next option.
-      while (!has_value && i + 1 < argv.size() && argv[i + 1].rfind("-", 0) != 0)
-        a.corpus.push_back(argv[++i]);
-    }
+  std::ostringstream help;
+  print_help(help);
+  ParsedArgs p;
+  if (auto rc = parse_command_line(find_command_spec("wpt"), argv, help.str(), p)) return rc;
+  a.suite = p.value("suite").value_or("validation");
+  a.corpus = p.all("corpus");
+  a.backend = p.value("backend");
+  a.report = p.value("report");
+  a.expectations = p.value("expectations");
+  a.filter = p.value("filter").value_or("");
+  a.verbose = p.has("verbose");
+  a.check_onnx = p.has("check-onnx");
+  try {
+    check_choice_flag("suite", a.suite, {"validation", "conformance"});
+  } catch (const UsageError& e) {
+    return report_usage_error("wpt", e.what());
   }
-  if (a.suite != "validation" && a.suite != "conformance") {
-    std::cerr << "cppnn wpt: unknown suite \"" << a.suite
-              << "\" (available: validation, conformance)\n";
-    return 1;
-  }
-  if ((a.backend || a.check_onnx) && a.suite != "conformance") {
-    std::cerr << "cppnn wpt: --backend and --check-onnx apply to --suite conformance only\n";
-    return 1;
-  }
+  if ((a.backend || a.check_onnx) && a.suite != "conformance")
+    return report_usage_error("wpt",
+                              "--backend and --check-onnx apply to --suite conformance only");
   return std::nullopt;
 }
 
@@ -225,6 +195,11 @@ int run(const Args& a) {
       a.expectations ? fs::path(*a.expectations) : default_expectations_file(label);
   if (a.expectations || fs::exists(expectations_file))
     expectations = load_expectations(expectations_file);
+  if (a.report) {  // the report never replaces an input
+    std::vector<fs::path> inputs = files;
+    inputs.push_back(expectations_file);
+    if (auto s = check_outputs({*a.report}, inputs); !s) throw RunnerError(s.error().message);
+  }
 
   std::vector<CaseResult> cases;
   ProgressBar progress("wpt-" + label, files.size());  // stderr, terminals only
@@ -256,9 +231,9 @@ int run_wpt(const std::vector<std::string>& argv) {
   if (std::optional<int> code = parse(argv, a)) return *code;
   try {
     return run(a);
-  } catch (const wpt::RunnerError& e) {
-    std::cerr << "cppnn wpt: " << e.what() << "\n";
-    return 2;
+  } catch (const wpt::RunnerError& e) {  // a corpus, expectations or report file it cannot use
+    std::cerr << "Error: cppnn wpt: " << e.what() << "\n";
+    return kExitBadInput;
   }
 }
 

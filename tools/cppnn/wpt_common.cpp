@@ -6,13 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <span>
 #include <sstream>
 
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"
+#include "src/core/input_file.h"
 #include "tools/cppnn/json_file.h"
 
 #ifndef CPPNN_SOURCE_DIR
@@ -105,10 +105,18 @@ namespace {
 
 template <class J>
 J parse_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw RunnerError("cannot read " + file.string());
+  auto text = read_input_file(file);  // regular files only, never blocking, bounded
+  if (!text) throw RunnerError(text.error().message);
+  // WPT corpus files nest a few levels; far deeper input is refused while parsing (the
+  // recursive printing and comparing of values must never meet it).
+  constexpr int kMaxDepth = 256;
   try {
-    return J::parse(in);
+    return J::parse(*text, [&](int depth, typename J::parse_event_t, J&) {
+      if (depth > kMaxDepth)
+        throw RunnerError(file.string() + ": nested more than " + std::to_string(kMaxDepth) +
+                          " levels deep");
+      return true;
+    });
   } catch (const typename J::exception& e) {
     throw RunnerError(file.string() + ": " + e.what());
   }
@@ -143,8 +151,9 @@ fs::path default_expectations_file(std::string_view suite) {
 }
 
 Expectations load_expectations(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw RunnerError("cannot read the expectations file " + file.string());
+  auto text = read_input_file(file);
+  if (!text) throw RunnerError("cannot read the expectations file: " + text.error().message);
+  std::istringstream in(*text);
   Expectations e;
   e.file = file;
   std::string line;

@@ -49,12 +49,45 @@ std::vector<std::byte> unpacked_4bit(const MLOperandDescriptor& desc, const Cons
   return out;
 }
 
+// Fills (ConstantData::fill, a file's `@scalar(v)`) over this size are written as
+// ConstantOfShape(shape) with the one element as its value: a one-number fill never becomes a
+// large initializer (docs/security.md "Memory").
+constexpr size_t kFillAsNodeBytes = 64;
+
+bool add_fill_node(const OperandInfo& info, const ConstantData& data, const std::string& name,
+                   onnx::GraphProto& g) {
+  const MLOperandDescriptor& desc = info.descriptor;
+  if (data.fill_element().empty() || data.size() <= kFillAsNodeBytes ||
+      data_type_bits(desc.dataType) == 4)
+    return false;
+  onnx::TensorProto* shape = g.add_initializer();
+  shape->set_name(name + "_shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(static_cast<int64_t>(desc.shape.size()));
+  for (uint32_t d : desc.shape) shape->add_int64_data(d);
+  onnx::NodeProto* n = g.add_node();
+  n->set_op_type("ConstantOfShape");
+  n->set_name(name + "_fill");
+  n->add_input(shape->name());
+  n->add_output(name);
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto* v = a->mutable_t();
+  v->set_data_type(onnx_type_of(desc.dataType));
+  v->add_dims(1);
+  const auto element = data.fill_element();
+  v->set_raw_data(reinterpret_cast<const char*>(element.data()), element.size());
+  return true;
+}
+
 void add_constants(const Graph& graph, Emitter& e, onnx::GraphProto& g) {
   for (size_t i = 0; i < graph.operands.size(); ++i) {
     const OperandInfo& info = graph.operands[i];
     if (info.kind != OperandKind::kConstant) continue;
     const MLOperandDescriptor& desc = info.descriptor;
     const ConstantData& data = graph.constants.at(info.producer);
+    if (add_fill_node(info, data, e.value(OperandId{static_cast<uint32_t>(i)}), g)) continue;
     onnx::TensorProto* t = g.add_initializer();
     t->set_name(e.value(OperandId{static_cast<uint32_t>(i)}));
     t->set_data_type(onnx_type_of(desc.dataType));

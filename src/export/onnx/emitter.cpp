@@ -1,5 +1,6 @@
 #include "src/export/onnx/emitter.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "cppnn/errors.h"
@@ -69,6 +70,9 @@ void Emitter::begin_operation(uint32_t index) {
 }
 
 std::string Emitter::unique_name(std::string base) {
+  // WebNN names may hold NUL bytes (WPT unprintableNames); ONNX Runtime takes names as C strings,
+  // so a NUL would truncate them and bind the wrong tensors: it becomes '_' (then made unique).
+  std::replace(base.begin(), base.end(), '\0', '_');
   auto [it, inserted] = taken_.try_emplace(base, 1);
   if (inserted) return base;
   while (true) {
@@ -78,13 +82,21 @@ std::string Emitter::unique_name(std::string base) {
 }
 
 std::string Emitter::fresh() {
-  return unique_name("_" + std::to_string(current_op_) + "." + std::to_string(next_value_++));
+  // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on `"_" + std::string`.
+  std::string name = "_";
+  name += std::to_string(current_op_);
+  name += '.';
+  name += std::to_string(next_value_++);
+  return unique_name(name);
 }
 
 std::string Emitter::node_name() {
   std::string name = std::string(op_name(graph_.operations.at(current_op_).type)) + "#" +
                      std::to_string(current_op_);
-  if (next_node_ > 0) name += "." + std::to_string(next_node_);
+  if (next_node_ > 0) {
+    name += '.';
+    name += std::to_string(next_node_);
+  }
   ++next_node_;
   return name;
 }

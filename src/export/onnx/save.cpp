@@ -2,13 +2,12 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include <cstdio>
-#include <fstream>
+#include <optional>
 #include <string>
-#include <system_error>
 
 #include "cppnn/errors.h"
 #include "cppnn/onnx.h"
+#include "src/core/atomic_file.h"
 #include "src/export/onnx/convert.h"
 
 namespace cppnn {
@@ -22,40 +21,12 @@ uint64_t aligned_offset(uint64_t offset, uint64_t size) {
   return (offset + alignment - 1) / alignment * alignment;
 }
 
-// A file being written under a temporary name; removed unless committed.
-class TempFile {
- public:
-  explicit TempFile(fs::path final_path) : final_(std::move(final_path)) {
-    temp_ = final_;
-    temp_ += ".tmp-cppnn";
-    out_.open(temp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw DataError("save_onnx: cannot create " + temp_.string());
-  }
-  ~TempFile() {
-    if (!committed_) {
-      out_.close();
-      std::error_code ec;
-      fs::remove(temp_, ec);
-    }
-  }
-  std::ofstream& stream() { return out_; }
-  void close() {
-    out_.flush();
-    if (!out_) throw DataError("save_onnx: cannot write " + temp_.string());
-    out_.close();
-  }
-  void commit() {
-    std::error_code ec;
-    fs::rename(temp_, final_, ec);
-    if (ec) throw DataError("save_onnx: cannot rename to " + final_.string() + ": " + ec.message());
-    committed_ = true;
-  }
-
- private:
-  fs::path final_, temp_;
-  std::ofstream out_;
-  bool committed_ = false;
-};
+// The value of a Result, or throws its error prefixed with `save_onnx: `.
+template <class T>
+T take(Result<T> r) {
+  if (!r) throw_error(r.error().kind, "save_onnx: " + r.error().message);
+  return std::move(*r);
+}
 
 void add_entry(onnx::TensorProto* t, const char* key, const std::string& value) {
   auto* e = t->add_external_data();
@@ -69,36 +40,32 @@ void save_onnx(const Graph& graph, const fs::path& path, const OnnxExportOptions
   onnx_export::Conversion c =
       onnx_export::convert_graph(graph, {.external_threshold = options.externalDataThreshold});
   const fs::path data_path = fs::path(path.string() + ".data");
-  std::unique_ptr<TempFile> data;
+  // Both files are written through atomic temporaries and land together (atomic_file.h).
+  std::optional<AtomicFile> data;
   if (!c.externals.empty()) {
-    data = std::make_unique<TempFile>(data_path);
+    data.emplace(take(AtomicFile::create(data_path)));
     uint64_t offset = 0;
-    static const char kZeros[4096] = {};
+    static const std::byte kZeros[4096] = {};
     for (const auto& ext : c.externals) {
-      uint64_t start = aligned_offset(offset, ext.bytes.size());
-      data->stream().write(kZeros, static_cast<std::streamsize>(start - offset));
-      data->stream().write(reinterpret_cast<const char*>(ext.bytes.data()),
-                           static_cast<std::streamsize>(ext.bytes.size()));
+      const uint64_t start = aligned_offset(offset, ext.bytes.size());
+      take(data->write(std::span<const std::byte>(kZeros, static_cast<size_t>(start - offset))));
+      take(data->write(std::span<const std::byte>(ext.bytes.data(), ext.bytes.size())));
       onnx::TensorProto* t = c.model.mutable_graph()->mutable_initializer(ext.initializer);
       add_entry(t, "location", data_path.filename().string());
       add_entry(t, "offset", std::to_string(start));
       add_entry(t, "length", std::to_string(ext.bytes.size()));
       offset = start + ext.bytes.size();
     }
-    data->close();
   }
-  TempFile model(path);
-  if (!c.model.SerializeToOstream(&model.stream()))
+  std::string bytes;
+  if (!c.model.SerializeToString(&bytes))
     throw DataError("save_onnx: cannot serialize the model to " + path.string());
-  model.close();
-  if (data) data->commit();
-  try {
-    model.commit();
-  } catch (const DataError&) {
-    std::error_code ec;
-    if (data) fs::remove(data_path, ec);  // no data file without its model
-    throw;
-  }
+  AtomicFile model = take(AtomicFile::create(path));
+  take(model.write(bytes));
+  if (data)
+    take(commit_together({&model, &*data}));
+  else
+    take(model.commit());
 }
 
 std::string to_onnx_bytes(const Graph& graph) {

@@ -1,8 +1,8 @@
 // The public entry points of include/cppnn/onnx_import.h.
-#include <fstream>
 
 #include "cppnn/errors.h"
 #include "cppnn/onnx_import.h"
+#include "src/core/input_file.h"
 #include "src/import/onnx/importer.h"
 #include "src/passes/rewriter.h"
 
@@ -41,18 +41,13 @@ OnnxImportResult import_onnx_bytes(MLGraphBuilder& builder, std::span<const std:
 
 OnnxImportResult import_onnx(MLGraphBuilder& builder, const std::filesystem::path& model,
                              const OnnxImportOptions& options) {
-  std::ifstream in(model, std::ios::binary);
-  if (!in) throw DataError(model.string() + ": cannot open the ONNX model");
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<uint64_t>(in.tellg());
-  if (size > static_cast<uint64_t>(INT32_MAX))
-    throw NotSupportedError(model.string() + ": ONNX models over 2 GiB need external data");
-  std::vector<std::byte> bytes(size);
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-  if (!in) throw DataError(model.string() + ": cannot read the ONNX model");
+  // A regular file, at most 2 GiB (protobuf's limit), read without blocking (input_file.h).
+  auto content = read_input_file(model, static_cast<uint64_t>(INT32_MAX));
+  if (!content) throw_error(content.error().kind, content.error().message);
+  const auto bytes = std::as_bytes(std::span<const char>(content->data(), content->size()));
+  const std::filesystem::path folder = model.has_parent_path() ? model.parent_path() : ".";
   try {
-    return import_onnx_bytes(builder, bytes, options, model.parent_path());
+    return import_onnx_bytes(builder, bytes, options, folder);
   } catch (const Error& e) {
     throw_error(e.kind(), model.string() + ": " + e.what());
   }

@@ -6,6 +6,7 @@
 
 #include "cppnn/errors.h"
 #include "src/api/states.h"
+#include "src/core/text_check.h"
 #include "src/import/onnx/op_registry.h"
 #include "src/import/onnx/tensor_proto.h"
 #include "src/passes/constant_folding.h"
@@ -169,6 +170,7 @@ void Importer::add_inputs(const onnx::GraphProto& graph) {
         }
         const std::string& param = dim.dim_param();
         std::optional<uint32_t> value;
+        if (!param.empty()) free_dims_seen_.insert(param);
         if (auto f = options_.freeDimensions.find(param); f != options_.freeDimensions.end())
           value = f->second;
         else if (auto g = options_.freeDimensions.find(lowercase(param));
@@ -244,7 +246,9 @@ bool Importer::try_fold(const onnx::NodeProto& node, size_t index, std::vector<V
     if (byte_length(out.operand->descriptor()) > options_.foldLimitBytes) return false;
     MLOperand o = *out.operand;
     if (info_of(o).kind != OperandKind::kOperationResult) o = scratch.identity(o);
-    outs.emplace("o" + std::to_string(i), o);
+    std::string key = "o";  // appended: GCC 12 -O3 reports a false -Wrestrict on "o" + string
+    key += std::to_string(i);
+    outs.emplace(std::move(key), o);
   }
   if (!outs.empty()) {
     const Graph graph = scratch.pruned_graph(outs);
@@ -347,13 +351,76 @@ void Importer::add_outputs(const onnx::GraphProto& graph) {
   }
 }
 
+void Importer::check_opset(const onnx::ModelProto& model) const {
+  bool declared = false;
+  for (const auto& op : model.opset_import())
+    declared = declared || op.domain().empty() || op.domain() == "ai.onnx";
+  if (!declared)
+    throw DataError("the model imports no ai.onnx opset (opset_import has no default domain)");
+  if (opset_ < kMinOnnxOpset || opset_ > kMaxOnnxOpset)
+    throw NotSupportedError("opset " + std::to_string(opset_) + " is not supported (opsets " +
+                            std::to_string(kMinOnnxOpset) + " to " + std::to_string(kMaxOnnxOpset) +
+                            " are)");
+}
+
+void Importer::check_single_assignment(const onnx::GraphProto& graph) const {
+  std::map<std::string, std::string> producer;  // value name -> what defines it
+  for (const auto& init : graph.initializer()) producer.emplace(init.name(), "an initializer");
+  for (const auto& in : graph.input()) producer.emplace(in.name(), "a graph input");
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    const std::string where =
+        "ONNX node '" + node.name() + "' (#" + std::to_string(i) + ", " + node.op_type() + ")";
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;  // an omitted optional output
+      auto [it, inserted] = producer.emplace(out, where);
+      if (!inserted)
+        throw DataError(where + ": output '" + out + "' is already defined by " + it->second +
+                        " (every value must have one producer)");
+    }
+  }
+}
+
+void Importer::warn_unused_overrides(const onnx::GraphProto& graph) {
+  std::set<std::string> inputs;
+  for (const auto& in : graph.input()) inputs.insert(in.name());
+  auto list = [](const std::set<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  std::set<std::string> lower_seen;
+  for (const std::string& d : free_dims_seen_) lower_seen.insert(lowercase(d));
+  for (const auto& [name, value] : options_.freeDimensions)
+    if (!free_dims_seen_.count(name) && !lower_seen.count(name))
+      warn("--override-dim " + name + "=" + std::to_string(value) +
+           ": the model has no free dimension '" + name +
+           "' (free dimensions: " + list(free_dims_seen_) + ")");
+  for (const auto& [name, shape] : options_.inputShapes)
+    if (!inputs.count(name))
+      warn("--input-shape " + name + ": the model has no input '" + name +
+           "' (inputs: " + list(inputs) + ")");
+  for (const auto& [name, value] : options_.inputValues)
+    if (!inputs.count(name))
+      warn("--input-value " + name + ": the model has no input '" + name +
+           "' (inputs: " + list(inputs) + ")");
+}
+
 OnnxImportResult Importer::run(const onnx::ModelProto& model) {
   opset_ = onnx_opset_of(model);
+  check_opset(model);
   const onnx::GraphProto& graph = model.graph();
+  check_single_assignment(graph);
   result_.graphName = graph.name().empty() ? "graph" : graph.name();  // as written (§8)
+  if (auto problem = name_problem(graph.name())) {  // never written into a graph file
+    warn("the graph name " + quoted_for_message(graph.name()) + " " + *problem +
+         "; using \"graph\"");
+    result_.graphName = "graph";
+  }
   check_supported(graph);
   add_initializers(graph);
   add_inputs(graph);
+  warn_unused_overrides(graph);
   reserve_output_names(graph);
   for (int i = 0; i < graph.node_size(); ++i) convert_node(graph.node(i), static_cast<size_t>(i));
   add_outputs(graph);

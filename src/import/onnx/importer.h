@@ -42,6 +42,12 @@ class Importer {
   void warn(const std::string& message) { result_.warnings.push_back(message); }
 
  private:
+  // Opsets kMinOnnxOpset to kMaxOnnxOpset; anything else is refused.
+  void check_opset(const onnx::ModelProto& model) const;
+  // Every value has one producer (an initializer, a graph input or one node output).
+  void check_single_assignment(const onnx::GraphProto& graph) const;
+  // Warnings for free-dimension, input-shape and input-value overrides that name nothing.
+  void warn_unused_overrides(const onnx::GraphProto& graph);
   void check_supported(const onnx::GraphProto& graph) const;
   void add_initializers(const onnx::GraphProto& graph);
   void add_inputs(const onnx::GraphProto& graph);
@@ -58,9 +64,16 @@ class Importer {
   int64_t opset_ = 1;
   std::map<std::string, std::unique_ptr<Value>> values_;
   std::set<std::string> used_names_;
+  std::set<std::string> free_dims_seen_;  // the model's free dimension names (add_inputs)
   std::map<std::string, std::string> output_names_;  // graph output (ONNX) -> reserved name
   OnnxImportResult result_;
 };
+
+// The ai.onnx opsets the importer reads (README): 1 (ONNX's own node tests use opsets 1 and 6,
+// and the handlers implement the old forms: legacy broadcast, attribute shapes, ...) to 21, the
+// newest whose operator changes the handlers know (Gelu 20, Pad wrap 19, ...).
+inline constexpr int64_t kMinOnnxOpset = 1;
+inline constexpr int64_t kMaxOnnxOpset = 21;
 
 // The ai.onnx opset a model imports (1 when none is listed).
 int64_t onnx_opset_of(const onnx::ModelProto& model);

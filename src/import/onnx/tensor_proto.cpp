@@ -3,10 +3,10 @@
 #include "src/import/onnx/tensor_proto.h"
 
 #include <cstring>
-#include <fstream>
 
 #include "cppnn/errors.h"
 #include "src/core/checked_math.h"
+#include "src/core/input_file.h"
 
 namespace cppnn::onnx_import {
 
@@ -83,29 +83,21 @@ std::vector<std::byte> read_external(const onnx::TensorProto& tensor,
       throw DataError(where + ": bad external data field '" + kv.key() + "'");
     }
   }
-  const std::filesystem::path rel(location);
-  if (location.empty() || rel.is_absolute())
-    throw DataError(where + ": external data needs a relative location");
-  for (const auto& part : rel)
-    if (part == "..") throw DataError(where + ": external data location leaves the model folder");
-  const std::filesystem::path file = base_dir / rel;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(where + ": cannot open external data file " + file.string());
-  in.seekg(0, std::ios::end);
-  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  // Confined to the model's folder: no absolute path, `..` or symlink out of it (input_file.h).
+  const std::filesystem::path folder = base_dir.empty() ? std::filesystem::path(".") : base_dir;
+  auto file = InputFile::open_beneath(folder, std::filesystem::path(location));
+  if (!file) throw DataError(where + ": external data: " + file.error().message);
   const uint64_t len = length.value_or(expected);
   const auto end = checked_add(offset, len);
-  if (!end || *end > size)
+  if (!end || *end > file->size())
     throw DataError(where + ": external data range [" + std::to_string(offset) + ", +" +
-                    std::to_string(len) + ") exceeds " + file.string() + " (" +
-                    std::to_string(size) + " bytes)");
+                    std::to_string(len) + ") exceeds " + file->path().string() + " (" +
+                    std::to_string(file->size()) + " bytes)");
   if (len != expected)
     throw DataError(where + ": external data length " + std::to_string(len) + " != expected " +
                     std::to_string(expected));
   std::vector<std::byte> bytes(len);
-  in.seekg(static_cast<std::streamoff>(offset));
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(len));
-  if (!in) throw DataError(where + ": cannot read external data from " + file.string());
+  if (auto s = file->read_at(offset, bytes); !s) throw DataError(where + ": " + s.error().message);
   return bytes;
 }
 
