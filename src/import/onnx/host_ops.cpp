@@ -2,6 +2,9 @@
 #include "src/import/onnx/host_ops.h"
 
 #include <cstring>
+#include <string>
+
+#include "cppnn/errors.h"
 
 namespace cppnn::onnx_import {
 namespace {
@@ -17,6 +20,18 @@ uint64_t span_product(const std::vector<uint32_t>& shape, size_t from, size_t to
 
 HostTensor host_concat(const std::vector<const HostTensor*>& parts, uint32_t axis) {
   MLOperandDescriptor desc = parts.front()->desc;
+  // Every part must match the first in type, rank and every dimension but `axis`, and hold the
+  // bytes its shape says (found by the onnx_import fuzz target: a mismatch overran the copy).
+  for (const HostTensor* p : parts) {
+    bool fits = p->desc.dataType == desc.dataType && p->desc.shape.size() == desc.shape.size() &&
+                axis < desc.shape.size() &&
+                p->data.size() == element_count(p->desc.shape) * element_size(p->desc.dataType);
+    for (size_t d = 0; fits && d < desc.shape.size(); ++d)
+      fits = d == axis || p->desc.shape[d] == desc.shape[d];
+    if (!fits)
+      throw DataError("Concat: input " + shape_to_string(p->desc.shape) + " does not match " +
+                      shape_to_string(desc.shape) + " on axis " + std::to_string(axis));
+  }
   desc.shape[axis] = 0;
   for (const HostTensor* p : parts) desc.shape[axis] += p->desc.shape[axis];
   const size_t size = element_size(desc.dataType);
