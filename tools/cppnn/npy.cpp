@@ -213,8 +213,12 @@ Result<std::vector<std::byte>> format_npy(const NpyArray& array) {
   const std::string_view dtype = npy_dtype(array.dataType);
   if (dtype.empty())
     return type_error("npy: ", data_type_name(array.dataType), " has no NumPy dtype");
-  std::optional<uint64_t> size = data_type_bits(array.dataType) / 8;
-  for (uint32_t d : array.shape) size = size ? checked_mul(*size, d) : std::nullopt;
+  // Elements first, then bytes: the reader's order, so that whatever it accepts (a zero
+  // dimension beside huge ones included) is written back (found by the npy fuzz target).
+  std::optional<uint64_t> count = 1;
+  for (uint32_t d : array.shape) count = count ? checked_mul(*count, d) : std::nullopt;
+  const std::optional<uint64_t> size =
+      count ? checked_mul(*count, data_type_bits(array.dataType) / 8) : std::nullopt;
   if (!size || *size != array.data.size())
     return type_error("npy: ", array.data.size(), " data bytes do not match the shape");
   std::ostringstream dict;
