@@ -32,6 +32,9 @@ limit=()
 # roughly triple what a process keeps resident.
 rss_limit_kb=$((1 << 20))
 [[ $asan -eq 1 ]] && rss_limit_kb=$((3 << 20))
+# A hang fails the case: 20 s each, 60 s under ASan (several times slower).
+case_timeout=20
+[[ $asan -eq 1 ]] && case_timeout=60
 # As `make test-asan` runs it (ONNX Runtime's process-lifetime allocations are suppressed).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/../lsan.supp}"
@@ -59,7 +62,7 @@ check() {
   fi
   shift
   : >"$work/rss"
-  timeout 20 /usr/bin/time -f %M -o "$work/rss" "${limit[@]}" "$@" \
+  timeout "$case_timeout" /usr/bin/time -f %M -o "$work/rss" "${limit[@]}" "$@" \
     </dev/null >"$work/out.txt" 2>"$work/err.txt"
   local rc=$? why=()
   [[ "|$codes|" == *"|$rc|"* ]] || why+=("exit $rc, expected $codes$([[ $rc -eq 124 ]] && echo ' (timed out)')")
