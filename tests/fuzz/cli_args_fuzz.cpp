@@ -10,20 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/fuzz_check.h"
 #include "tools/cppnn/cli_args.h"
 
 namespace {
 
 using namespace cppnn::tool;
-
-// Aborts (a finding for libFuzzer) with the failed invariant on stderr.
-#define CHECK(condition)                                                                     \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                          \
-    }                                                                                        \
-  } while (0)
 
 const FlagSpec* flag_named(const CommandSpec& spec, const std::string& name) {
   for (const FlagSpec& f : spec.flags)

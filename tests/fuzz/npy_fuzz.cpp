@@ -6,21 +6,13 @@
 #include <cstdlib>
 #include <span>
 
+#include "tests/fuzz/fuzz_check.h"
 #include "tools/cppnn/npy.h"
 
 namespace {
 
 using namespace cppnn;
 using namespace cppnn::tool;
-
-// Aborts (a finding for libFuzzer) with the failed invariant on stderr.
-#define CHECK(condition)                                                                     \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                          \
-    }                                                                                        \
-  } while (0)
 
 }  // namespace
 

@@ -11,20 +11,12 @@
 #include <string>
 
 #include "src/formats/safetensors_reader.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace cppnn;
 using namespace cppnn::formats;
-
-// Aborts (a finding for libFuzzer) with the failed invariant on stderr.
-#define CHECK(condition)                                                                     \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                          \
-    }                                                                                        \
-  } while (0)
 
 void try_load(const SafeTensorsFile& file, const std::string& name, MLOperandDescriptor d) {
   auto c = file.load(name, "c", d);

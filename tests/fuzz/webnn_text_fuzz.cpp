@@ -10,20 +10,12 @@
 #include "src/formats/graph_json.h"
 #include "src/formats/graph_validate.h"
 #include "src/formats/webnn_text.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace cppnn;
 using namespace cppnn::formats;
-
-// Aborts (a finding for libFuzzer) with the failed invariant on stderr.
-#define CHECK(condition)                                                                     \
-  do {                                                                                       \
-    if (!(condition)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                          \
-    }                                                                                        \
-  } while (0)
 
 bool has_alias(const GraphDoc& doc) {
   for (const DocNode& n : doc.nodes)
