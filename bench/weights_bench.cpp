@@ -52,7 +52,8 @@ std::string tensor_name(size_t i) {
 void generate(const fs::path& path, size_t count) {
   std::string header = "{";
   for (size_t i = 0; i < count; ++i) {
-    header += (i ? "," : "") + std::string("\"") + tensor_name(i) +
+    if (i) header += ',';
+    header += std::string("\"") + tensor_name(i) +
               "\":{\"dtype\":\"F32\",\"shape\":[1024,1024],\"data_offsets\":[" +
               std::to_string(i * kTensorBytes) + "," + std::to_string((i + 1) * kTensorBytes) +
               "]}";

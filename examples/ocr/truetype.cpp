@@ -431,6 +431,23 @@ int Font::kern_table_advance(int glyph1, int glyph2) const {
 int Font::gpos_advance(int glyph1, int glyph2) const {
   const FontTable& t = tables_.at("GPOS");
   const Span gpos{data_.data() + t.offset, t.length, "'GPOS' table"};
+  // The range record {first, last, value} of a format-2 coverage or class table holding
+  // `glyph` (binary search over the records sorted by range), or 0 when none does.
+  auto range_record = [&](uint64_t table, int glyph) -> uint64_t {
+    int64_t l = 0, r = int64_t{gpos.u16(table + 2)} - 1;
+    while (l <= r) {
+      const int64_t m = (l + r) >> 1;
+      const uint64_t record = table + 4 + 6 * static_cast<uint64_t>(m);
+      const int first = gpos.u16(record), last = gpos.u16(record + 2);
+      if (glyph < first)
+        r = m - 1;
+      else if (glyph > last)
+        l = m + 1;
+      else
+        return record;
+    }
+    return 0;
+  };
   auto coverage_index = [&](uint64_t table, int glyph) -> int64_t {
     const uint16_t format = gpos.u16(table);
     if (format == 1) {
@@ -446,18 +463,8 @@ int Font::gpos_advance(int glyph1, int glyph2) const {
           return m;
       }
     } else if (format == 2) {
-      int64_t l = 0, r = int64_t{gpos.u16(table + 2)} - 1;
-      while (l <= r) {
-        const int64_t m = (l + r) >> 1;
-        const uint64_t record = table + 4 + 6 * static_cast<uint64_t>(m);
-        const int first = gpos.u16(record), last = gpos.u16(record + 2);
-        if (glyph < first)
-          r = m - 1;
-        else if (glyph > last)
-          l = m + 1;
-        else
-          return gpos.u16(record + 4) + glyph - first;
-      }
+      if (const uint64_t record = range_record(table, glyph))
+        return gpos.u16(record + 4) + glyph - gpos.u16(record);
     }
     return -1;
   };
@@ -470,19 +477,8 @@ int Font::gpos_advance(int glyph1, int glyph2) const {
       return 0;
     }
     if (format == 2) {
-      int64_t l = 0, r = int64_t{gpos.u16(table + 2)} - 1;
-      while (l <= r) {
-        const int64_t m = (l + r) >> 1;
-        const uint64_t record = table + 4 + 6 * static_cast<uint64_t>(m);
-        const int first = gpos.u16(record), last = gpos.u16(record + 2);
-        if (glyph < first)
-          r = m - 1;
-        else if (glyph > last)
-          l = m + 1;
-        else
-          return gpos.u16(record + 4);
-      }
-      return 0;
+      const uint64_t record = range_record(table, glyph);
+      return record ? gpos.u16(record + 4) : 0;
     }
     return -1;
   };

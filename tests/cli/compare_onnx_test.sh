@@ -49,12 +49,22 @@ expect 0 "" -- "$tool" compare-onnx --help
 for flag in "--atol X" "--rtol X" "--input NAME=FILE.npy" "atol 1e-4 rtol 1e-3" "worst element"; do
   has "$flag" out.txt
 done
-expect 2 "--atol takes a number >= 0, got 'abc'" -- "$tool" compare-onnx cancel.onnx --atol abc
-expect 2 "--rtol takes a number >= 0, got '-1'" -- "$tool" compare-onnx cancel.onnx --rtol -1
-expect 2 "--atol takes a number >= 0, got '1e-4x'" -- "$tool" compare-onnx cancel.onnx --atol 1e-4x
-expect 2 "--max-rel-l2 takes a number" -- "$tool" compare-onnx cancel.onnx --max-rel-l2 nan
-expect 2 "Expected NAME=FILE.npy" -- "$tool" compare-onnx cancel.onnx --input near.npy
+expect 2 "--atol abc: expected a number >= 0" -- "$tool" compare-onnx cancel.onnx --atol abc
+expect 2 "--rtol -1: expected a number >= 0" -- "$tool" compare-onnx cancel.onnx --rtol -1
+expect 2 "--atol 1e-4x: expected a number >= 0" -- "$tool" compare-onnx cancel.onnx --atol 1e-4x
+expect 2 "--max-rel-l2 nan: expected a number" -- "$tool" compare-onnx cancel.onnx --max-rel-l2 nan
+expect 2 "--input near.npy: expected NAME=FILE.npy" -- "$tool" compare-onnx cancel.onnx --input near.npy
 expect 2 "--atol needs a value" -- "$tool" compare-onnx cancel.onnx --atol
+# The tool's one parser (cli_args): unknown flags, repeated single flags, --flag=VALUE, choices.
+expect 2 "unknown option --tolerance" -- "$tool" compare-onnx cancel.onnx --tolerance 1
+expect 2 "--seed is given twice" -- "$tool" compare-onnx cancel.onnx --seed 1 --seed 2
+expect 2 "--seed -3: expected" -- "$tool" compare-onnx cancel.onnx --seed=-3
+expect 2 "--input-pattern noise: must be" -- "$tool" compare-onnx cancel.onnx --input-pattern noise
+expect 2 "--override-dim n: Invalid override-dim format" -- "$tool" compare-onnx cancel.onnx --dim n
+expect 2 "--input-shape x=2,a: Invalid dimension value: 'a'" -- "$tool" compare-onnx cancel.onnx \
+  --input-shape x=2,a
+expect 2 "missing MODEL" -- "$tool" compare-onnx --atol 1
+expect 2 "unexpected argument 'b.onnx'" -- "$tool" compare-onnx cancel.onnx b.onnx
 
 "$tool" compare-onnx cancel.onnx --backend reference >out.txt 2>err.txt
 if [[ $? -eq 77 ]]; then

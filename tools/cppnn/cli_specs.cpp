@@ -94,6 +94,15 @@ std::vector<CommandSpec> make_specs() {
     s.missing_message = "no ONNX model given";
     specs.push_back(std::move(s));
   }
+  {
+    CommandSpec s = flags_only(
+        "compare-onnx", {val("backend"), rep("override-dim", {"--dim"}), rep("input-shape"),
+                         rep("input"), val("atol"), val("rtol"), val("max-rel-l2"), val("seed"),
+                         val("input-pattern"), val("normalize"), sw("skip-missing")});
+    s.positional_name = "MODEL";
+    s.min_positionals = s.max_positionals = 1;
+    specs.push_back(std::move(s));
+  }
   specs.push_back(flags_only(
       "onnx-tests", {val("backend"), val("suite"), val("filter"), val("data"), val("expectations"),
                      val("report"), val("timeout"), sw("in-process"), sw("verbose", {"-v"})}));

@@ -19,7 +19,9 @@
 #include "cppnn/float16.h"
 #include "cppnn/onnx_import.h"
 #include "cppnn/webnn.h"
+#include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
+#include "tools/cppnn/convert_onnx.h"
 #include "tools/cppnn/npy.h"
 #include "tools/cppnn/onnx_standalone.h"
 
@@ -165,26 +167,12 @@ std::vector<double> as_doubles(const MLOperandDescriptor& desc, const std::vecto
   return out;
 }
 
-bool parse_assignment(const std::string& s, std::string& name, std::string& value) {
+// `NAME=FILE.npy` of --input -> {NAME, FILE}; UsageError unless both parts are there.
+std::pair<std::string, std::string> parse_input_file(const std::string& s) {
   const size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || s.find('=', eq + 1) != std::string::npos) return false;
-  name = s.substr(0, eq);
-  value = s.substr(eq + 1);
-  return !value.empty();
-}
-
-// A tolerance value of --atol / --rtol / --max-rel-l2: a finite number >= 0.
-double parse_tolerance(const std::string& flag, const std::string& v) {
-  size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || !std::isfinite(x) || x < 0)
-    throw std::invalid_argument(flag + " takes a number >= 0, got '" + v + "'");
-  return x;
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw UsageError("--input " + s + ": expected NAME=FILE.npy");
+  return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
 // The tolerance of one output: the user's --atol / --rtol, else the type's default.
@@ -252,7 +240,10 @@ std::string index_string(uint64_t index, const std::vector<uint32_t>& shape) {
     index = shape[d] ? index / shape[d] : 0;
   }
   std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (d) s += ", ";
+    s += std::to_string(idx[d]);
+  }
   return s + "]";
 }
 
@@ -266,78 +257,40 @@ std::string precise(double v) {
 }  // namespace
 
 int run_compare_onnx(const std::vector<std::string>& args) {
-  std::string model, backend;
+  ParsedArgs p;
+  if (auto rc = parse_command_line(find_command_spec("compare-onnx"), args, kHelp, p)) return *rc;
+  const std::string model = p.path, backend = p.get(find_command_spec("compare-onnx"), "backend");
+  const bool skip_missing = p.has("skip-missing");
   std::optional<double> max_rel_l2, atol, rtol;
   std::vector<std::pair<std::string, std::string>> input_files;  // NAME, FILE
   uint64_t seed = 1;
   std::string pattern = "random", normalize;
-  bool skip_missing = false;
   OnnxImportOptions options;
   try {
-    for (size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      if (a == "--help" || a == "-h") {
-        std::cout << kHelp;
-        return 0;
-      }
-      auto value = [&]() -> std::string {
-        if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-        return args[++i];
-      };
-      std::string name, v;
-      if (a == "--backend") {
-        backend = value();
-      } else if (a == "--max-rel-l2") {
-        max_rel_l2 = parse_tolerance(a, value());
-      } else if (a == "--atol") {
-        atol = parse_tolerance(a, value());
-      } else if (a == "--rtol") {
-        rtol = parse_tolerance(a, value());
-      } else if (a == "--input") {
-        const std::string s = value();
-        if (!parse_assignment(s, name, v))
-          throw std::invalid_argument("Invalid input format: '" + s + "'. Expected NAME=FILE.npy");
-        input_files.emplace_back(name, v);
-      } else if (a == "--skip-missing") {
-        skip_missing = true;
-      } else if (a == "--input-pattern") {
-        pattern = value();
-        if (pattern != "random" && pattern != "text")
-          throw std::invalid_argument("--input-pattern is random or text");
-      } else if (a == "--normalize") {
-        normalize = value();
-        if (normalize != "none" && normalize != "imagenet" && normalize != "symmetric")
-          throw std::invalid_argument("--normalize is none, imagenet or symmetric");
-      } else if (a == "--seed") {
-        seed = std::stoull(value());
-      } else if (a == "--override-dim" || a == "--dim") {
-        const std::string s = value();
-        if (!parse_assignment(s, name, v))
-          throw std::invalid_argument("Invalid override-dim format: '" + s +
-                                      "'. Expected NAME=VALUE");
-        options.freeDimensions[name] = static_cast<uint32_t>(std::stoul(v));
-      } else if (a == "--input-shape") {
-        const std::string s = value();
-        if (!parse_assignment(s, name, v))
-          throw std::invalid_argument("Invalid input-shape format: '" + s +
-                                      "'. Expected NAME=D0,D1,...");
-        std::vector<uint32_t> shape;
-        std::stringstream ss(v);
-        for (std::string d; std::getline(ss, d, ',');)
-          shape.push_back(static_cast<uint32_t>(std::stoul(d)));
-        options.inputShapes[name] = shape;
-      } else if (!a.empty() && a[0] == '-') {
-        throw std::invalid_argument("unknown option " + a);
-      } else if (model.empty()) {
-        model = a;
-      } else {
-        throw std::invalid_argument("one MODEL only");
-      }
+    auto tolerance = [&](const char* flag, std::optional<double>& out) {
+      if (auto v = p.value(flag)) out = parse_number_flag(flag, *v, 0);
+    };
+    tolerance("atol", atol);
+    tolerance("rtol", rtol);
+    tolerance("max-rel-l2", max_rel_l2);
+    if (auto v = p.value("seed")) seed = parse_unsigned_flag("seed", *v);
+    if (auto v = p.value("input-pattern"))
+      pattern = check_choice_flag("input-pattern", *v, {"random", "text"});
+    if (auto v = p.value("normalize"))
+      normalize = check_choice_flag("normalize", *v, {"none", "imagenet", "symmetric"});
+    for (const std::string& s : p.all("input")) input_files.push_back(parse_input_file(s));
+    for (const std::string& s : p.all("override-dim")) {
+      auto [name, value] = convert_onnx::parse_override_dim(s);
+      options.freeDimensions[name] = value;
     }
-    if (model.empty()) throw std::invalid_argument("MODEL is required");
-  } catch (const std::exception& e) {
-    std::cerr << "Error: compare-onnx: " << e.what() << " (see cppnn compare-onnx --help)\n";
-    return 2;
+    for (const std::string& s : p.all("input-shape")) {
+      auto [name, shape] = convert_onnx::parse_input_shape(s);
+      options.inputShapes[name] = std::move(shape);
+    }
+  } catch (const UsageError& e) {
+    return report_usage_error("compare-onnx", e.what());
+  } catch (const convert_onnx::ArgumentError& e) {
+    return report_usage_error("compare-onnx", e.shown());
   }
   if (skip_missing && !std::filesystem::exists(model)) {
     std::cerr << "compare-onnx: " << model << " does not exist; skipped\n";

@@ -49,7 +49,10 @@ std::string short_type(const MLOperandDescriptor& d) {
   static const char* kShort[] = {"f32", "f16", "i32", "u32", "i64", "u64", "i8", "u8", "i4", "u4"};
   std::string s = kShort[size_t(d.dataType)];
   s += "[";
-  for (size_t i = 0; i < d.shape.size(); ++i) s += (i ? "," : "") + std::to_string(d.shape[i]);
+  for (size_t i = 0; i < d.shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(d.shape[i]);
+  }
   return s + "]";
 }
 

@@ -90,7 +90,10 @@ DataSet read_data_set(const fs::path& dir, const ModelInfo& model) {
 
 std::string shape_text(std::span<const uint32_t> shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
   return s + "]";
 }
 

@@ -14,7 +14,10 @@ namespace {
 
 std::string shape_text(std::span<const uint32_t> shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
   return s + "]";
 }
 
@@ -26,7 +29,10 @@ std::string index_text(std::span<const uint32_t> shape, size_t flat) {
     flat = shape[d] ? flat / shape[d] : 0;
   }
   std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? "," : "") + std::to_string(idx[d]);
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (d) s += ',';
+    s += std::to_string(idx[d]);
+  }
   return s + "]";
 }
 

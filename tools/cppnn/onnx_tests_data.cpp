@@ -51,7 +51,10 @@ namespace {
 
 std::string shape_text(const google::protobuf::RepeatedField<int64_t>& dims) {
   std::string s = "[";
-  for (int i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  for (int i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(dims[i]);
+  }
   return s + "]";
 }
 

@@ -65,8 +65,10 @@ std::string cell(const MLOpSupportLimits& limits, OpType op) {
   const MLOpLimits& l = limits.op(op);
   if (l.roles.empty() || l.roles.front().second.dataTypes.empty()) return "-";
   std::string s;
-  for (MLOperandDataType t : l.roles.front().second.dataTypes)
-    s += (s.empty() ? "" : " ") + std::string(short_name(t));
+  for (MLOperandDataType t : l.roles.front().second.dataTypes) {
+    if (!s.empty()) s += ' ';
+    s += short_name(t);
+  }
   return s;
 }
 

@@ -163,10 +163,10 @@ NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
 // A file name for output `name`: characters other than [A-Za-z0-9_.-] become '_', and a name
 // that would start with '.' (or be empty) gets a leading '_'.
 std::string file_stem_for(const std::string& name) {
-  std::string s;
+  // The mapping keeps a leading '.', so the prefix is decided from the name.
+  std::string s = name.empty() || name[0] == '.' ? "_" : "";
   for (unsigned char c : name)
     s += (std::isalnum(c) && c < 0x80) || c == '_' || c == '-' || c == '.' ? char(c) : '_';
-  if (s.empty() || s[0] == '.') s.insert(0, "_");
   return s;
 }
 

@@ -136,8 +136,10 @@ TensorSummary summarize(const MLOperandDescriptor& desc, std::span<const std::by
 std::string describe(const MLOperandDescriptor& desc) {
   std::string s(data_type_name(desc.dataType));
   s += " [";
-  for (size_t i = 0; i < desc.shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(desc.shape[i]);
+  for (size_t i = 0; i < desc.shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(desc.shape[i]);
+  }
   return s + "]";
 }
 

@@ -135,8 +135,10 @@ class TempDir {
 // The report's corpus: the --corpus arguments as absolute paths, space-separated.
 std::string join(const std::vector<std::string>& items) {
   std::string s;
-  for (const std::string& i : items)
-    s += (s.empty() ? "" : " ") + fs::absolute(i).lexically_normal().string();
+  for (const std::string& i : items) {
+    if (!s.empty()) s += ' ';
+    s += fs::absolute(i).lexically_normal().string();
+  }
   return s;
 }
 

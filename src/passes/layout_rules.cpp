@@ -1,0 +1,218 @@
+#include "src/passes/layout_rules.h"
+
+#include <cstring>
+#include <numeric>
+
+#include "cppnn/reflect.h"
+
+namespace cppnn::passes::layout_rules {
+
+Perm identity_perm(size_t rank) {
+  Perm p(rank);
+  std::iota(p.begin(), p.end(), 0u);
+  return p;
+}
+
+bool is_identity(const Perm& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != i) return false;
+  return true;
+}
+
+Perm inverse(const Perm& p) {
+  Perm q(p.size());
+  for (size_t i = 0; i < p.size(); ++i) q[p[i]] = static_cast<uint32_t>(i);
+  return q;
+}
+
+Perm compose(const Perm& a, const Perm& b) {
+  Perm c(b.size());
+  for (size_t i = 0; i < b.size(); ++i) c[i] = a[b[i]];
+  return c;
+}
+
+Dims permuted(const Dims& s, const Perm& p) {
+  Dims d(p.size());
+  for (size_t i = 0; i < p.size(); ++i) d[i] = s[p[i]];
+  return d;
+}
+
+Dims padded(const Dims& s, size_t rank) {
+  Dims d(rank - s.size(), 1);
+  d.insert(d.end(), s.begin(), s.end());
+  return d;
+}
+
+Dims trimmed(Dims s, size_t rank) {
+  size_t drop = 0;
+  while (s.size() - drop > rank && s[drop] == 1) ++drop;
+  s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
+  return s;
+}
+
+bool keeps_order(const Dims& s, const Perm& p) {
+  int64_t last = -1;
+  for (uint32_t axis : p) {
+    if (s[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+std::vector<std::byte> permute_bytes(std::span<const std::byte> bytes, const Dims& shape,
+                                     const Perm& p, size_t size) {
+  const size_t rank = p.size();
+  std::vector<size_t> stride(rank, 1);
+  for (size_t i = rank; i-- > 1;) stride[i - 1] = stride[i] * shape[i];
+  const Dims out = permuted(shape, p);
+  std::vector<std::byte> result(bytes.size());
+  std::vector<uint32_t> index(rank, 0);
+  size_t from = 0;
+  const size_t count = bytes.size() / size;
+  for (size_t n = 0; n < count; ++n) {
+    std::memcpy(result.data() + n * size, bytes.data() + from * size, size);
+    // The next output index, last dimension fastest; `from` follows in the input.
+    for (size_t i = rank; i-- > 0;) {
+      from += stride[p[i]];
+      if (++index[i] < out[i]) break;
+      from -= out[i] * stride[p[i]];
+      index[i] = 0;
+    }
+  }
+  return result;
+}
+
+std::string_view letters(MLConv2dFilterOperandLayout l) {
+  switch (l) {
+    case MLConv2dFilterOperandLayout::kOihw:
+      return "oihw";
+    case MLConv2dFilterOperandLayout::kHwio:
+      return "hwio";
+    case MLConv2dFilterOperandLayout::kOhwi:
+      return "ohwi";
+    case MLConv2dFilterOperandLayout::kIhwo:
+      break;
+  }
+  return "ihwo";
+}
+
+std::string_view letters(MLConvTranspose2dFilterOperandLayout l) {
+  switch (l) {
+    case MLConvTranspose2dFilterOperandLayout::kIohw:
+      return "iohw";
+    case MLConvTranspose2dFilterOperandLayout::kHwoi:
+      return "hwoi";
+    case MLConvTranspose2dFilterOperandLayout::kOhwi:
+      break;
+  }
+  return "ohwi";
+}
+
+Perm letter_perm(std::string_view from, std::string_view to) {
+  Perm p(to.size());
+  for (size_t i = 0; i < to.size(); ++i) p[i] = static_cast<uint32_t>(from.find(to[i]));
+  return p;
+}
+
+bool is_unary_elementwise(OpType t) {
+  using enum OpType;
+  switch (t) {
+    case kAbs:
+    case kCeil:
+    case kCos:
+    case kErf:
+    case kExp:
+    case kFloor:
+    case kIdentity:
+    case kLog:
+    case kNeg:
+    case kReciprocal:
+    case kRoundEven:
+    case kSin:
+    case kSign:
+    case kSqrt:
+    case kTan:
+    case kLogicalNot:
+    case kIsNaN:
+    case kIsInfinite:
+    case kCast:
+    case kClamp:
+    case kElu:
+    case kGelu:
+    case kHardSigmoid:
+    case kHardSwish:
+    case kLeakyRelu:
+    case kLinear:
+    case kRelu:
+    case kSigmoid:
+    case kSoftplus:
+    case kSoftsign:
+    case kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_broadcasting(OpType t) {
+  using enum OpType;
+  switch (t) {
+    case kAdd:
+    case kSub:
+    case kMul:
+    case kDiv:
+    case kMax:
+    case kMin:
+    case kPow:
+    case kEqual:
+    case kNotEqual:
+    case kGreater:
+    case kGreaterOrEqual:
+    case kLesser:
+    case kLesserOrEqual:
+    case kLogicalAnd:
+    case kLogicalOr:
+    case kLogicalXor:
+    case kWhere:
+    case kPrelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool follows_layout(OpType t) {
+  return is_unary_elementwise(t) || is_broadcasting(t) || t == OpType::kConcat;
+}
+
+MLOperand rerecord(GraphRewriter& rw, const Operation& op, std::vector<MLOperand> in,
+                   OpAttributes attrs) {
+  size_t positional = in.size();
+  std::visit(
+      [&](auto& a) {
+        if constexpr (requires { a.options; }) {
+          using Options = std::decay_t<decltype(a.options)>;
+          auto each_operand_field = [&](auto&& f) {
+            reflect::for_each_field<Options>([&](auto field) {
+              if constexpr (std::is_same_v<typename decltype(field)::type,
+                                           std::optional<MLOperand>>)
+                f(a.options.*field.member);
+            });
+          };
+          each_operand_field([&](auto&) { --positional; });
+          size_t k = positional;
+          each_operand_field([&](std::optional<MLOperand>& slot) {
+            if (!in[k].is_null()) slot = in[k];
+            ++k;
+          });
+        }
+      },
+      attrs);
+  std::vector<MLOperand> outs =
+      rw.builder().record(op.type, std::span(in.data(), positional), std::move(attrs));
+  rw.operation(rw.operation_count() - 1).activations = op.activations;
+  return outs.at(0);
+}
+
+}  // namespace cppnn::passes::layout_rules
