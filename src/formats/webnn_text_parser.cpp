@@ -219,12 +219,13 @@ class Parser {
     }
   }
 
-  // A number at the cursor (§3.3 Numbers).
+  // A number at the cursor (§3.3 Numbers). An integer above i64 that fits u64 stays an integer
+  // (the reference makes it an f64, which rounds most uint64 values): JSON carries it exactly.
   DocValue number() {
     const char* at = c_.pos();
     bool is_integer;
     const std::string_view s = c_.number(is_integer);
-    Result<DocValue> v = parse_number_token(s, is_integer);
+    Result<DocValue> v = parse_number_token(s, is_integer, true);
     if (!v) c_.fail(at, v.error().message);
     return std::move(*v);
   }

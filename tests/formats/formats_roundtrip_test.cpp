@@ -314,6 +314,32 @@ TEST(FormatsRoundTrip, ApiGraphPrintsAndLoadsBack) {
   EXPECT_EQ(graph_to_graph_json(again.graph()), graph_to_graph_json(graph.graph()));
 }
 
+// Integers above the int64 range stay exact integers in text -> JSON -> text (the reference
+// reads them as f64: 18446744073709551615 became 1.8446744073709552e19, and a uint64 constant
+// 10000000000000000001 became 1e19).
+TEST(FormatsRoundTrip, Uint64LiteralsStayExact) {
+  const std::string text = R"(webnn_graph "u" v1 {
+  inputs { x: u64[2]; }
+  consts { c: u64[] @scalar(10000000000000000001); }
+  nodes {
+    s = add(x, c);
+    y = clamp(s, maxValue=18446744073709551615);
+  }
+  outputs { y; }
+}
+)";
+  const GraphDoc doc = parse_ok(text);
+  const std::string json = print_graph_json(doc);
+  EXPECT_NE(json.find("\"maxValue\": 18446744073709551615"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"value\": 10000000000000000001"), std::string::npos) << json;
+  Result<GraphDoc> back = parse_graph_json(json, "u.json");
+  ASSERT_TRUE(back) << back.error().message;
+  Result<std::string> again = print_webnn_text(*back);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_NE(again->find("maxValue=18446744073709551615"), std::string::npos) << *again;
+  EXPECT_NE(again->find("@scalar(10000000000000000001)"), std::string::npos) << *again;
+}
+
 // Builder errors carry the node id and its position; file errors name node and option.
 TEST(FormatsRoundTrip, BuilderErrorsNameTheNode) {
   auto error = [](std::string_view text) -> std::string {

@@ -157,13 +157,13 @@ TEST(TensorValues, GeneratedInputsAreSeededAndInRange) {
   EXPECT_NE(a, generated_bytes(d, true, 8, 0));
   EXPECT_NE(a, generated_bytes(d, true, 7, 1));
   const TensorSummary s = summarize(d, a);
-  EXPECT_GE(s.min, -1.0);
-  EXPECT_LT(s.max, 1.0);
-  EXPECT_LT(s.min, s.max);
+  EXPECT_GE(s.min.as_double(), -1.0);
+  EXPECT_LT(s.max.as_double(), 1.0);
+  EXPECT_LT(s.min.as_double(), s.max.as_double());
   const auto z = generated_bytes({MLOperandDataType::kInt8, {3}}, false, 7, 0);
   EXPECT_EQ(z, std::vector<std::byte>(3));
   const auto u = generated_bytes({MLOperandDataType::kUint8, {100}}, true, 1, 0);
-  EXPECT_LT(summarize({MLOperandDataType::kUint8, {100}}, u).max, 16);
+  EXPECT_LT(summarize({MLOperandDataType::kUint8, {100}}, u).max.u, 16u);
 }
 
 TEST(TensorValues, SummaryCountsNans) {
@@ -172,11 +172,29 @@ TEST(TensorValues, SummaryCountsNans) {
   std::memcpy(bytes.data(), v, sizeof v);
   const TensorSummary s = summarize({MLOperandDataType::kFloat32, {4}}, bytes, 2);
   EXPECT_EQ(s.nans, 1u);
-  EXPECT_DOUBLE_EQ(s.min, -3);
-  EXPECT_DOUBLE_EQ(s.max, 2);
+  EXPECT_DOUBLE_EQ(s.min.f, -3);
+  EXPECT_DOUBLE_EQ(s.max.f, 2);
   EXPECT_DOUBLE_EQ(s.mean, 0);
   ASSERT_EQ(s.first.size(), 2u);
   EXPECT_EQ(describe({MLOperandDataType::kFloat16, {1, 3}}), "float16 [1, 3]");
+}
+
+// 64-bit integers are summarized exactly: a double would print UINT64_MAX as 2^64.
+TEST(TensorValues, SummaryKeeps64BitIntegersExact) {
+  const uint64_t u[] = {UINT64_MAX, 9007199254740993u, 3};
+  std::vector<std::byte> bytes(sizeof u);
+  std::memcpy(bytes.data(), u, sizeof u);
+  const TensorSummary s = summarize({MLOperandDataType::kUint64, {3}}, bytes);
+  EXPECT_EQ(s.max.text(), "18446744073709551615");
+  EXPECT_EQ(s.min.text(), "3");
+  ASSERT_EQ(s.first.size(), 3u);
+  EXPECT_EQ(s.first[1].text(), "9007199254740993");
+  const int64_t i[] = {INT64_MIN, -1};
+  bytes.resize(sizeof i);
+  std::memcpy(bytes.data(), i, sizeof i);
+  const TensorSummary t = summarize({MLOperandDataType::kInt64, {2}}, bytes);
+  EXPECT_EQ(t.min.text(), "-9223372036854775808");
+  EXPECT_EQ(t.max.text(), "-1");
 }
 
 TEST(Progress, RendersAndStaysSilentWhenDisabled) {

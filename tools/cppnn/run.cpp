@@ -160,6 +160,20 @@ NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
   return out;
 }
 
+// An element in --json output: integers as JSON integers (exact), finite floats as numbers,
+// NaN and infinities as "nan", "inf", "-inf".
+nlohmann::json value_json(const ElementValue& v) {
+  switch (v.kind) {
+    case ElementValue::Kind::kSigned:
+      return v.i;
+    case ElementValue::Kind::kUnsigned:
+      return v.u;
+    case ElementValue::Kind::kFloat:
+      break;
+  }
+  return std::isfinite(v.f) ? nlohmann::json(v.f) : nlohmann::json(format_number(v.f));
+}
+
 // A file name for output `name`: characters other than [A-Za-z0-9_.-] become '_', and a name
 // that would start with '.' (or be empty) gets a leading '_'.
 std::string file_stem_for(const std::string& name) {
@@ -246,22 +260,21 @@ int run(const GraphArgs& a) {
     const TensorSummary s = summarize(desc, bytes);
     if (json) {
       nlohmann::json first = nlohmann::json::array();
-      for (double v : s.first)
-        first.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(format_number(v)));
+      for (const ElementValue& v : s.first) first.push_back(value_json(v));
       j["outputs"][name] = {{"dataType", std::string(data_type_name(desc.dataType))},
                             {"shape", desc.shape},
-                            {"min", s.min},
-                            {"max", s.max},
+                            {"min", value_json(s.min)},
+                            {"max", value_json(s.max)},
                             {"mean", s.mean},
                             {"nans", s.nans},
                             {"first", first}};
       continue;
     }
-    std::cout << name << ": " << describe(desc) << "  min " << format_number(s.min) << "  max "
-              << format_number(s.max) << "  mean " << format_number(s.mean);
+    std::cout << name << ": " << describe(desc) << "  min " << s.min.text() << "  max "
+              << s.max.text() << "  mean " << format_number(s.mean);
     if (s.nans) std::cout << "  nan " << s.nans;
     std::cout << "\n  values:";
-    for (double v : s.first) std::cout << " " << format_number(v);
+    for (const ElementValue& v : s.first) std::cout << " " << v.text();
     if (s.elements > s.first.size()) std::cout << " ...";
     std::cout << "\n";
   }

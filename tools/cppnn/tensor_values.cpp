@@ -31,33 +31,73 @@ uint64_t element_count(const MLOperandDescriptor& desc) {
 
 }  // namespace
 
-double element_as_double(MLOperandDataType t, std::span<const std::byte> bytes, size_t i) {
+double ElementValue::as_double() const {
+  switch (kind) {
+    case Kind::kSigned:
+      return double(i);
+    case Kind::kUnsigned:
+      return double(u);
+    case Kind::kFloat:
+      break;
+  }
+  return f;
+}
+
+bool ElementValue::less_than(const ElementValue& other) const {
+  switch (kind) {
+    case Kind::kSigned:
+      return i < other.i;
+    case Kind::kUnsigned:
+      return u < other.u;
+    case Kind::kFloat:
+      break;
+  }
+  return f < other.f;
+}
+
+std::string ElementValue::text() const {
+  switch (kind) {
+    case Kind::kSigned:
+      return std::to_string(i);
+    case Kind::kUnsigned:
+      return std::to_string(u);
+    case Kind::kFloat:
+      break;
+  }
+  return format_number(f);
+}
+
+ElementValue element_value(MLOperandDataType t, std::span<const std::byte> bytes, size_t i) {
+  using K = ElementValue::Kind;
+  auto real = [](double f) { return ElementValue{K::kFloat, f, 0, 0}; };
+  auto sint = [](int64_t v) { return ElementValue{K::kSigned, 0, v, 0}; };
+  auto uint = [](uint64_t v) { return ElementValue{K::kUnsigned, 0, 0, v}; };
   switch (t) {
     case MLOperandDataType::kFloat32:
-      return load<float>(bytes, i);
+      return real(load<float>(bytes, i));
     case MLOperandDataType::kFloat16:
-      return half_bits_to_float(load<uint16_t>(bytes, i));
+      return real(half_bits_to_float(load<uint16_t>(bytes, i)));
     case MLOperandDataType::kInt32:
-      return load<int32_t>(bytes, i);
+      return sint(load<int32_t>(bytes, i));
     case MLOperandDataType::kUint32:
-      return load<uint32_t>(bytes, i);
+      return uint(load<uint32_t>(bytes, i));
     case MLOperandDataType::kInt64:
-      return double(load<int64_t>(bytes, i));
+      return sint(load<int64_t>(bytes, i));
     case MLOperandDataType::kUint64:
-      return double(load<uint64_t>(bytes, i));
+      return uint(load<uint64_t>(bytes, i));
     case MLOperandDataType::kInt8:
-      return load<int8_t>(bytes, i);
+      return sint(load<int8_t>(bytes, i));
     case MLOperandDataType::kUint8:
-      return load<uint8_t>(bytes, i);
+      return uint(load<uint8_t>(bytes, i));
     case MLOperandDataType::kInt4:
     case MLOperandDataType::kUint4: {
       const unsigned byte = unsigned(bytes[i / 2]);
       const unsigned nibble = (i % 2 == 0) ? (byte & 0xf) : (byte >> 4);
-      return t == MLOperandDataType::kInt4 && nibble >= 8 ? double(int(nibble) - 16)
-                                                          : double(nibble);
+      return t == MLOperandDataType::kInt4 ? sint(nibble >= 8 ? int(nibble) - 16 : int(nibble))
+                                           : uint(nibble);
     }
   }
-  return 0;
+  return real(0);
 }
 
 std::vector<std::byte> generated_bytes(const MLOperandDescriptor& desc, bool random, uint64_t seed,
@@ -118,15 +158,15 @@ TensorSummary summarize(const MLOperandDescriptor& desc, std::span<const std::by
   double sum = 0;
   uint64_t counted = 0;
   for (uint64_t i = 0; i < s.elements; ++i) {
-    const double v = element_as_double(desc.dataType, bytes, i);
+    const ElementValue v = element_value(desc.dataType, bytes, i);
     if (i < first_count) s.first.push_back(v);
-    if (std::isnan(v)) {
+    if (v.is_nan()) {
       ++s.nans;
       continue;
     }
-    if (counted == 0 || v < s.min) s.min = v;
-    if (counted == 0 || v > s.max) s.max = v;
-    sum += v;
+    if (counted == 0 || v.less_than(s.min)) s.min = v;
+    if (counted == 0 || s.max.less_than(v)) s.max = v;
+    sum += v.as_double();
     ++counted;
   }
   s.mean = counted ? sum / double(counted) : 0;
