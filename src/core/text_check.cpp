@@ -43,6 +43,17 @@ size_t valid_utf8_prefix(std::string_view text) {
   return i;
 }
 
+// Whether `text` is plain ASCII without NUL (most names): no per-character decoding needed.
+bool is_plain_ascii(std::string_view text) {
+  unsigned char high = 0, zero = 0;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    high |= c & 0x80;
+    zero |= c == 0;
+  }
+  return !high && !zero;
+}
+
 }  // namespace
 
 bool is_valid_utf8(std::string_view text) {
@@ -50,6 +61,7 @@ bool is_valid_utf8(std::string_view text) {
 }
 
 std::optional<std::string> name_problem(std::string_view name) {
+  if (is_plain_ascii(name)) return std::nullopt;
   if (const size_t nul = name.find('\0'); nul != std::string_view::npos)
     return "contains a NUL byte at offset " + std::to_string(nul);
   return utf8_problem(name);

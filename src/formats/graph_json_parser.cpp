@@ -11,8 +11,10 @@
 // JSON path formatted from a stack of path segments only then) and the first of them by that
 // order is reported once the text has been read; the rest of a value that failed is only
 // checked for syntax.
+#include <array>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "src/formats/doc_strings.h"
@@ -84,9 +86,9 @@ class GraphJsonParser {
   // Pushes a segment for the extent of a scope.
   class Scope {
    public:
-    Scope(GraphJsonParser& p, std::string_view key) : p_(p) { p_.path_.push_back({key, 0, false}); }
-    Scope(GraphJsonParser& p, size_t index) : p_(p) { p_.path_.push_back({{}, index, true}); }
-    ~Scope() { p_.path_.pop_back(); }
+    Scope(GraphJsonParser& p, std::string_view key) : p_(p) { p_.push({key, 0, false}); }
+    Scope(GraphJsonParser& p, size_t index) : p_(p) { p_.push({{}, index, true}); }
+    ~Scope() { --p_.depth_; }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
@@ -95,11 +97,12 @@ class GraphJsonParser {
   };
 
   // The nesting depth of the value at the current path (the root is 0).
-  int depth() const { return static_cast<int>(path_.size()); }
+  int depth() const { return static_cast<int>(depth_); }
   // The current path: "nodes[3].options.strides[1]".
   std::string path() const {
     std::string s;
-    for (const Segment& g : path_) {
+    for (size_t d = 0; d < depth_; ++d) {
+      const Segment& g = path_[d];
       if (g.is_index) {
         s += '[';
         s += std::to_string(g.index);
@@ -206,7 +209,14 @@ class GraphJsonParser {
   bool map(std::map<std::string, T>& out, Err& err, F read_entry);
 
   JsonPull r_;
-  std::vector<Segment> path_;
+  // The path as a fixed stack: the schema nests at most 6 deep (consts.NAME.init.bytes[i]).
+  static constexpr size_t kMaxDepth = 16;
+  std::array<Segment, kMaxDepth> path_;
+  size_t depth_ = 0;
+  void push(const Segment& s) {
+    if (depth_ == kMaxDepth) throw std::logic_error("GraphJson schema path too deep");
+    path_[depth_++] = s;
+  }
 };
 
 bool GraphJsonParser::string_list(std::vector<std::string>& out, Err& err) {

@@ -4,11 +4,8 @@
 # folders, 3 GiB sparse files, a symlink out of the folder, NUL and invalid UTF-8 in names, huge
 # declared shapes. Each case asserts the exit status (1 bad input; 0 for the valid controls), a
 # message naming the file, nothing new left in the folder and no temporary in the output folder,
-# at most 1 GiB of resident memory (and 8 GiB of address space without ASan) and 20 seconds.
-#
-# Cases marked `pending:` depend on library fixes being made (NUL/UTF-8 names, scalar fills,
-# unknown option keys, GraphJson memory): they are expected to pass once those land; until then
-# they fail like any other case, and the summary lists them apart.
+# at most 1 GiB of resident memory (3 GiB under ASan; and 8 GiB of address space without ASan)
+# and 20 seconds (60 under ASan).
 # usage: malformed_inputs_test.sh path/to/cppnn   (exit 0 all passed, 1 failures, 77 no python3)
 set -u
 tool="$(realpath "${1:?usage: malformed_inputs_test.sh path/to/cppnn}")"
@@ -39,28 +36,18 @@ case_timeout=20
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/../lsan.supp}"
 
-P_NAMES=""  # the library fix has landed: a failure counts
-P_SCALAR=""  # the library fix has landed: a failure counts
-P_OPTION=""  # the library fix has landed: a failure counts
-P_JSONMEM=""  # the library fix has landed: a failure counts
-
 snapshot() { (cd "$M" && find . -printf '%p %y %s\n' | LC_ALL=C sort); }
 before="$(snapshot)"
 passed=0
 failed=()
-pending_failed=()
 
-# check ID CODES NAMED [PENDING] -- COMMAND...: runs COMMAND (stdin /dev/null) and checks that
+# check ID CODES NAMED -- COMMAND...: runs COMMAND (stdin /dev/null) and checks that
 # it exits with one of CODES ("1", "0|1", ...), names NAMED on stderr, stays within time and
 # memory and leaves the folders clean.
 check() {
-  local id="$1" codes="$2" named="$3" pending=""
-  shift 3
-  if [[ "$1" != "--" ]]; then
-    pending="$1"
-    shift
-  fi
-  shift
+  local id="$1" codes="$2" named="$3"
+  [[ "$4" == "--" ]] || { echo "malformed: check $id: expected -- before the command" >&2; exit 2; }
+  shift 4
   : >"$work/rss"
   timeout "$case_timeout" /usr/bin/time -f %M -o "$work/rss" "${limit[@]}" "$@" \
     </dev/null >"$work/out.txt" 2>"$work/err.txt"
@@ -94,66 +81,61 @@ check() {
     return
   fi
   local line="$id: ${why[*]} -- $(head -c 300 "$work/err.txt" | tr '\n' ' ')"
-  if [[ -n "$pending" ]]; then
-    pending_failed+=("$line [$pending]")
-    echo "FAIL ($pending) $line" >&2
-  else
-    failed+=("$line")
-    echo "FAIL $line" >&2
-  fi
+  failed+=("$line")
+  echo "FAIL $line" >&2
 }
 
 # The commands that load a GRAPH with its weights, those that also build it (validate --strict
 # uses zero weights), and those that only parse the document.
-weights_commands() {  # FILE CODES NAMED [PENDING]
-  local f="$1" codes="$2" named="$3" p=("${@:4}")
+weights_commands() {  # FILE CODES NAMED
+  local f="$1" codes="$2" named="$3"
   local b
   b="$(basename "$f")"
-  check "info $b" "$codes" "$named" "${p[@]}" -- "$tool" info "$f"
-  check "info --json $b" "$codes" "$named" "${p[@]}" -- "$tool" info "$f" --json
-  check "run $b" "$codes" "$named" "${p[@]}" -- "$tool" run "$f" --inputs zeros --backend reference
-  check "bench $b" "$codes" "$named" "${p[@]}" -- "$tool" bench "$f" --backend reference \
+  check "info $b" "$codes" "$named" -- "$tool" info "$f"
+  check "info --json $b" "$codes" "$named" -- "$tool" info "$f" --json
+  check "run $b" "$codes" "$named" -- "$tool" run "$f" --inputs zeros --backend reference
+  check "bench $b" "$codes" "$named" -- "$tool" bench "$f" --backend reference \
     --iterations 1 --warmup 0
-  check "dot $b" "$codes" "$named" "${p[@]}" -- "$tool" dot "$f" -o "$O/g.dot"
+  check "dot $b" "$codes" "$named" -- "$tool" dot "$f" -o "$O/g.dot"
   if [[ $f != *.onnx ]]; then
-    check "convert --to onnx $b" "$codes" "$named" "${p[@]}" -- "$tool" convert "$f" --to onnx \
+    check "convert --to onnx $b" "$codes" "$named" -- "$tool" convert "$f" --to onnx \
       -o "$O/g.onnx"
   fi
 }
-builder_commands() {  # FILE CODES NAMED [PENDING]
+builder_commands() {  # FILE CODES NAMED
   weights_commands "$@"
-  local f="$1" codes="$2" named="$3" p=("${@:4}")
+  local f="$1" codes="$2" named="$3"
   if [[ $f != *.onnx ]]; then
-    check "validate --strict $(basename "$f")" "$codes" "$named" "${p[@]}" -- "$tool" validate \
+    check "validate --strict $(basename "$f")" "$codes" "$named" -- "$tool" validate \
       --strict "$f"
   fi
 }
-document_commands() {  # FILE CODES NAMED [PENDING]
-  local f="$1" codes="$2" named="$3" p=("${@:4}")
+document_commands() {  # FILE CODES NAMED
+  local f="$1" codes="$2" named="$3"
   local b
   b="$(basename "$f")"
-  check "validate $b" "$codes" "$named" "${p[@]}" -- "$tool" validate "$f"
-  check "fmt $b" "$codes" "$named" "${p[@]}" -- "$tool" fmt "$f"
+  check "validate $b" "$codes" "$named" -- "$tool" validate "$f"
+  check "fmt $b" "$codes" "$named" -- "$tool" fmt "$f"
   if [[ $f == *.json ]]; then
-    check "serialize $b" "$codes" "$named" "${p[@]}" -- "$tool" serialize "$f"
+    check "serialize $b" "$codes" "$named" -- "$tool" serialize "$f"
   else
-    check "parse $b" "$codes" "$named" "${p[@]}" -- "$tool" parse "$f"
+    check "parse $b" "$codes" "$named" -- "$tool" parse "$f"
   fi
-  check "convert --to json $b" "$codes" "$named" "${p[@]}" -- "$tool" convert "$f" --to json \
+  check "convert --to json $b" "$codes" "$named" -- "$tool" convert "$f" --to json \
     -o "$O/g.json"
-  check "extract-weights $b" "$codes" "$named" "${p[@]}" -- "$tool" extract-weights --input "$f" \
+  check "extract-weights $b" "$codes" "$named" -- "$tool" extract-weights --input "$f" \
     --output-dir "$O/x" --weights "$O/x.weights" --manifest "$O/x.json" --output-graph "$O/xg.json"
-  check "inline-weights $b" "$codes" "$named" "${p[@]}" -- "$tool" inline-weights --input "$f" \
+  check "inline-weights $b" "$codes" "$named" -- "$tool" inline-weights --input "$f" \
     --weights "$M/ok.weights" --manifest "$M/ok.manifest.json" --output "$O/i.json"
 }
-onnx_commands() {  # FILE CODES NAMED [PENDING]
-  local f="$1" codes="$2" named="$3" p=("${@:4}")
+onnx_commands() {  # FILE CODES NAMED
+  local f="$1" codes="$2" named="$3"
   local b
   b="$(basename "$f")"
   builder_commands "$@"
-  check "convert-onnx $b" "$codes" "$named" "${p[@]}" -- "$tool" convert-onnx "$f" -o "$O/c.webnn"
+  check "convert-onnx $b" "$codes" "$named" -- "$tool" convert-onnx "$f" -o "$O/c.webnn"
   # compare-onnx needs ONNX Runtime (77: skipped without it).
-  check "compare-onnx $b" "$codes|77" "$named" "${p[@]}" -- "$tool" compare-onnx "$f" \
+  check "compare-onnx $b" "$codes|77" "$named" -- "$tool" compare-onnx "$f" \
     --backend reference
 }
 
@@ -180,26 +162,26 @@ for f in empty.webnn blank.webnn truncated.webnn garbage.webnn bom.webnn \
 done
 # NUL and invalid UTF-8 in names: refused when the document is read.
 for f in nul_name.webnn utf8_name.webnn nul_name.json utf8_name.json; do
-  builder_commands "$M/$f" 1 "$f" "$P_NAMES"
-  document_commands "$M/$f" 1 "$f" "$P_NAMES"
+  builder_commands "$M/$f" 1 "$f"
+  document_commands "$M/$f" 1 "$f"
 done
 # Documents that parse but do not make a graph: the builder refuses them.
 for f in huge_input.webnn huge_input.json huge_bytes_decl.webnn unknown_op.webnn unknown_op.json \
   bad_ref.webnn long_name.webnn; do
   builder_commands "$M/$f" 1 "$f"
 done
-for f in huge_scalar.webnn huge_scalar.json; do builder_commands "$M/$f" 1 "$f" "$P_SCALAR"; done
+for f in huge_scalar.webnn huge_scalar.json; do builder_commands "$M/$f" 1 "$f"; done
 for f in unknown_option.webnn unknown_option.json; do
-  builder_commands "$M/$f" 1 "$f" "$P_OPTION"
+  builder_commands "$M/$f" 1 "$f"
 done
 # Deep nesting: refused or read, never a crash.
-builder_commands "$M/deep_option.webnn" "1" "deep_option.webnn" "$P_OPTION"
+builder_commands "$M/deep_option.webnn" "1" "deep_option.webnn"
 document_commands "$M/deep_option.webnn" "0|1" "deep_option.webnn"
 # A valid graph with 20 MB of inline bytes: memory stays bounded.
 for c in info validate fmt; do
-  check "$c big_array.json" 0 "" "$P_JSONMEM" -- "$tool" "$c" "$M/big_array.json"
+  check "$c big_array.json" 0 "" -- "$tool" "$c" "$M/big_array.json"
 done
-check "convert --to json big_array.json" 0 "" "$P_JSONMEM" -- "$tool" convert "$M/big_array.json" \
+check "convert --to json big_array.json" 0 "" -- "$tool" convert "$M/big_array.json" \
   --to json -o "$O/g.json"
 
 # ---- ONNX models ----
@@ -294,14 +276,9 @@ for f in garbage.json fifo.json deep.json sparse.json $'name_\xff\xfe.webnn'; do
 done
 check "ops --backend bad" 1 "not compiled in" -- "$tool" ops --backend $'\xff'
 
-echo "malformed inputs: $passed passed, ${#failed[@]} failed, ${#pending_failed[@]} failed" \
-  "pending a library fix"
-if [[ ${#pending_failed[@]} -gt 0 ]]; then
-  echo "failing until the library fixes land:" >&2
-  printf '  %s\n' "${pending_failed[@]}" >&2
-fi
+echo "malformed_inputs: $passed passed, ${#failed[@]} failed, 0 skipped"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "unexpected failures:" >&2
   printf '  %s\n' "${failed[@]}" >&2
 fi
-[[ ${#failed[@]} -eq 0 && ${#pending_failed[@]} -eq 0 ]]
+[[ ${#failed[@]} -eq 0 ]]
