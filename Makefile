@@ -58,11 +58,14 @@ test-fuzz: deps
 test: test-main test-asan test-fuzz
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
-# throughput, peak memory with large weights. Results under reports/bench-*.json.
+# throughput, peak memory with large weights, the graph tools against the reference tool
+# (webnn-graph, when installed). Results under reports/bench-*.json.
 bench: deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/reference_tool_bench.sh"; bench/reference_tool_bench.sh $(BUILD)/bin/cppnn; \
+	  rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # The OCR demo: the PaddleOCR v4 detector and recognizer (scripts/fetch-models.sh) converted to
 # .webnn graphs + SafeTensors weights at fixed sizes (again when the .onnx is newer), then

@@ -86,8 +86,8 @@ class GraphJsonParser {
   // Pushes a segment for the extent of a scope.
   class Scope {
    public:
-    Scope(GraphJsonParser& p, std::string_view key) : p_(p) { p_.push({key, 0, false}); }
-    Scope(GraphJsonParser& p, size_t index) : p_(p) { p_.push({{}, index, true}); }
+    Scope(GraphJsonParser& p, std::string_view key) : p_(p) { p_.push(key, 0, false); }
+    Scope(GraphJsonParser& p, size_t index) : p_(p) { p_.push({}, index, true); }
     ~Scope() { --p_.depth_; }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
@@ -213,9 +213,13 @@ class GraphJsonParser {
   static constexpr size_t kMaxDepth = 16;
   std::array<Segment, kMaxDepth> path_;
   size_t depth_ = 0;
-  void push(const Segment& s) {
+  // Field by field: copying a just-built Segment as a whole stalls on store forwarding.
+  void push(std::string_view key, size_t index, bool is_index) {
     if (depth_ == kMaxDepth) throw std::logic_error("GraphJson schema path too deep");
-    path_[depth_++] = s;
+    Segment& s = path_[depth_++];
+    s.key = key;
+    s.index = index;
+    s.is_index = is_index;
   }
 };
 
