@@ -257,9 +257,10 @@ std::string precise(double v) {
 }  // namespace
 
 int run_compare_onnx(const std::vector<std::string>& args) {
+  const CommandSpec& spec = find_command_spec("compare-onnx");
   ParsedArgs p;
-  if (auto rc = parse_command_line(find_command_spec("compare-onnx"), args, kHelp, p)) return *rc;
-  const std::string model = p.path, backend = p.get(find_command_spec("compare-onnx"), "backend");
+  if (auto rc = parse_command_line(spec, args, kHelp, p)) return *rc;
+  const std::string model = p.path, backend = p.get(spec, "backend");
   const bool skip_missing = p.has("skip-missing");
   std::optional<double> max_rel_l2, atol, rtol;
   std::vector<std::pair<std::string, std::string>> input_files;  // NAME, FILE

@@ -162,16 +162,16 @@ NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
 
 // An element in --json output: integers as JSON integers (exact), finite floats as numbers,
 // NaN and infinities as "nan", "inf", "-inf".
-nlohmann::json value_json(const ElementValue& v) {
+nlohmann::json value_json(const ExactNumber& v) {
   switch (v.kind) {
-    case ElementValue::Kind::kSigned:
+    case ExactNumber::Kind::kInt64:
       return v.i;
-    case ElementValue::Kind::kUnsigned:
+    case ExactNumber::Kind::kUint64:
       return v.u;
-    case ElementValue::Kind::kFloat:
+    case ExactNumber::Kind::kDouble:
       break;
   }
-  return std::isfinite(v.f) ? nlohmann::json(v.f) : nlohmann::json(format_number(v.f));
+  return std::isfinite(v.d) ? nlohmann::json(v.d) : nlohmann::json(format_number(v.d));
 }
 
 // A file name for output `name`: characters other than [A-Za-z0-9_.-] become '_', and a name
@@ -260,7 +260,7 @@ int run(const GraphArgs& a) {
     const TensorSummary s = summarize(desc, bytes);
     if (json) {
       nlohmann::json first = nlohmann::json::array();
-      for (const ElementValue& v : s.first) first.push_back(value_json(v));
+      for (const ExactNumber& v : s.first) first.push_back(value_json(v));
       j["outputs"][name] = {{"dataType", std::string(data_type_name(desc.dataType))},
                             {"shape", desc.shape},
                             {"min", value_json(s.min)},
@@ -270,11 +270,11 @@ int run(const GraphArgs& a) {
                             {"first", first}};
       continue;
     }
-    std::cout << name << ": " << describe(desc) << "  min " << s.min.text() << "  max "
-              << s.max.text() << "  mean " << format_number(s.mean);
+    std::cout << name << ": " << describe(desc) << "  min " << format_number(s.min) << "  max "
+              << format_number(s.max) << "  mean " << format_number(s.mean);
     if (s.nans) std::cout << "  nan " << s.nans;
     std::cout << "\n  values:";
-    for (const ElementValue& v : s.first) std::cout << " " << v.text();
+    for (const ExactNumber& v : s.first) std::cout << " " << format_number(v);
     if (s.elements > s.first.size()) std::cout << " ...";
     std::cout << "\n";
   }

@@ -31,47 +31,10 @@ uint64_t element_count(const MLOperandDescriptor& desc) {
 
 }  // namespace
 
-double ElementValue::as_double() const {
-  switch (kind) {
-    case Kind::kSigned:
-      return double(i);
-    case Kind::kUnsigned:
-      return double(u);
-    case Kind::kFloat:
-      break;
-  }
-  return f;
-}
-
-bool ElementValue::less_than(const ElementValue& other) const {
-  switch (kind) {
-    case Kind::kSigned:
-      return i < other.i;
-    case Kind::kUnsigned:
-      return u < other.u;
-    case Kind::kFloat:
-      break;
-  }
-  return f < other.f;
-}
-
-std::string ElementValue::text() const {
-  switch (kind) {
-    case Kind::kSigned:
-      return std::to_string(i);
-    case Kind::kUnsigned:
-      return std::to_string(u);
-    case Kind::kFloat:
-      break;
-  }
-  return format_number(f);
-}
-
-ElementValue element_value(MLOperandDataType t, std::span<const std::byte> bytes, size_t i) {
-  using K = ElementValue::Kind;
-  auto real = [](double f) { return ElementValue{K::kFloat, f, 0, 0}; };
-  auto sint = [](int64_t v) { return ElementValue{K::kSigned, 0, v, 0}; };
-  auto uint = [](uint64_t v) { return ElementValue{K::kUnsigned, 0, 0, v}; };
+ExactNumber element_value(MLOperandDataType t, std::span<const std::byte> bytes, size_t i) {
+  const auto real = ExactNumber::of_double;
+  const auto sint = ExactNumber::of_int64;
+  const auto uint = ExactNumber::of_uint64;
   switch (t) {
     case MLOperandDataType::kFloat32:
       return real(load<float>(bytes, i));
@@ -158,7 +121,7 @@ TensorSummary summarize(const MLOperandDescriptor& desc, std::span<const std::by
   double sum = 0;
   uint64_t counted = 0;
   for (uint64_t i = 0; i < s.elements; ++i) {
-    const ElementValue v = element_value(desc.dataType, bytes, i);
+    const ExactNumber v = element_value(desc.dataType, bytes, i);
     if (i < first_count) s.first.push_back(v);
     if (v.is_nan()) {
       ++s.nans;
@@ -189,6 +152,10 @@ std::string format_number(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
+}
+
+std::string format_number(const ExactNumber& v) {
+  return v.to_string([](double d) { return format_number(d); });
 }
 
 }  // namespace cppnn::tool

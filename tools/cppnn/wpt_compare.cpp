@@ -57,30 +57,6 @@ double integer_distance(const JsNumber& a, const JsNumber& b) {
 
 }  // namespace
 
-double JsNumber::as_double() const {
-  switch (kind) {
-    case Kind::kDouble:
-      return d;
-    case Kind::kInt64:
-      return static_cast<double>(i);
-    case Kind::kUint64:
-      return static_cast<double>(u);
-  }
-  return d;
-}
-
-std::string JsNumber::to_string() const {
-  switch (kind) {
-    case Kind::kDouble:
-      return format_double(d);
-    case Kind::kInt64:
-      return std::to_string(i);
-    case Kind::kUint64:
-      return std::to_string(u);
-  }
-  return "";
-}
-
 // ---- conversions --------------------------------------------------------------------------------
 
 float js_fround(double x) {
@@ -262,8 +238,8 @@ OutputCheck check_output(MLOperandDataType type, std::span<const std::byte> actu
     r.max_error = std::max(r.max_error, c.error);
     if (c.pass) continue;
     if (r.mismatches++ == 0)
-      r.first = "[" + std::to_string(i) + "] got " + got.to_string() + ", expected " +
-                e.to_string() + " (error " + format_double(c.error) + ")";
+      r.first = "[" + std::to_string(i) + "] got " + got.to_string(format_double) + ", expected " +
+                e.to_string(format_double) + " (error " + format_double(c.error) + ")";
   }
   return r;
 }

@@ -10,26 +10,13 @@
 #include <string>
 
 #include "cppnn/data_type.h"
+#include "tools/cppnn/exact_number.h"
 
 namespace cppnn::tool::wpt {
 
 // A number of the corpus: a double, or an exact 64-bit integer (JSON integers, written exactly
-// for int64/uint64 data).
-struct JsNumber {
-  enum class Kind : uint8_t { kDouble, kInt64, kUint64 };
-  Kind kind = Kind::kDouble;
-  double d = 0;
-  int64_t i = 0;
-  uint64_t u = 0;
-
-  static JsNumber of_double(double v) { return {Kind::kDouble, v, 0, 0}; }
-  static JsNumber of_int64(int64_t v) { return {Kind::kInt64, 0, v, 0}; }
-  static JsNumber of_uint64(uint64_t v) { return {Kind::kUint64, 0, 0, v}; }
-  // The value as a double (integers rounded to nearest).
-  double as_double() const;
-  // For messages: the exact integer, or the double in shortest round-trip form.
-  std::string to_string() const;
-};
+// for int64/uint64 data); messages print its doubles with format_double().
+using JsNumber = ExactNumber;
 
 // ---- conversions the harness applies ------------------------------------------------------------
 
