@@ -1,6 +1,7 @@
 #include "src/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +53,27 @@ void untrack(const fs::path& temp) {
   }
 }
 
+// Holds SIGINT, SIGTERM and SIGHUP back for its scope (this thread), so that a temporary is
+// created and tracked as one step: a signal in between would leave it behind.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    held_ = ::pthread_sigmask(SIG_BLOCK, &set, &old_) == 0;
+  }
+  ~SignalsHeld() {
+    if (held_) ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t old_{};
+  bool held_ = false;
+};
+
 extern "C" void remove_temporaries_and_reraise(int sig) {
   for (auto& slot : g_temporaries)
     if (char* p = slot.load()) ::unlink(p);
@@ -81,11 +103,15 @@ Result<AtomicFile> AtomicFile::create(const fs::path& dest) {
                                                     "`: it exists and is not a ", "regular file")};
   std::string pattern = folder_of(dest).string();
   pattern.append("/.").append(dest.filename().string()).append(".tmp-XXXXXX");
-  const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd < 0) return write_error(dest, "cannot create a temporary file beside it", errno);
+  int fd = -1;
+  {
+    const SignalsHeld held;  // a pending SIGTERM is delivered once the temporary is tracked
+    fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd < 0) return write_error(dest, "cannot create a temporary file beside it", errno);
+    track(pattern);
+  }
   // mkostemp makes the file private (0600); give it the destination's mode, or rw-r--r--.
   ::fchmod(fd, exists ? (st.st_mode & 0777) : 0644);
-  track(pattern);
   return AtomicFile(dest, fs::path(pattern), fd);
 }
 
