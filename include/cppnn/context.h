@@ -15,6 +15,8 @@
 #include "cppnn/support_limits.h"
 #include "cppnn/tensor.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 namespace detail {
@@ -114,4 +116,10 @@ class MLContext {
   std::shared_ptr<detail::ContextState> state_;
 };
 
+// The backends compiled into this library by name, in order of preference (cppnn extension, the
+// names MLContextOptions::backend takes); test-only backends only with `with_test_only`.
+std::vector<std::string> available_backends(bool with_test_only = false);
+
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // MLOperandDataType. The first 8 are the spec's; int4/uint4 are cppnn storage types for packed
@@ -47,3 +49,5 @@ bool is_unsigned_integer(MLOperandDataType t) noexcept;
 bool is_spec_data_type(MLOperandDataType t) noexcept;
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -7,6 +7,8 @@
 
 #include "cppnn/data_type.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // Data type and shape of an operand; an empty shape is a scalar.
@@ -29,3 +31,5 @@ uint64_t element_count(const std::vector<uint32_t>& shape);
 uint64_t byte_length(const MLOperandDescriptor& d);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -22,6 +22,8 @@
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // A JavaScript-like value. std::monostate stands for both undefined and null; numbers are
@@ -120,3 +122,5 @@ MLOperandDescriptor descriptor_from_dyn(const DynValue& value,
                                         std::string_view what = "descriptor");
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

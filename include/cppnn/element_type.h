@@ -11,6 +11,8 @@
 #include "cppnn/data_type.h"
 #include "cppnn/float16.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // True for the element types above.
@@ -45,3 +47,5 @@ requires kIsElementType<T> TypedBytes typed_bytes(std::span<const T> values) {
 }
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

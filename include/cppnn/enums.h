@@ -9,6 +9,8 @@
 
 #include "cppnn/data_type.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 enum class MLPowerPreference : uint8_t { kDefault, kHighPerformance, kLowPower };
@@ -86,3 +88,5 @@ constexpr std::optional<E> enum_from_string(std::string_view s) {
 }
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // The spec's error names (DOMException names plus the WebIDL TypeError), and DataError for files.
@@ -72,3 +74,5 @@ class SecurityError : public Error {
 [[noreturn]] void throw_error(ErrorKind kind, const std::string& message);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // float -> binary16 bits, round to nearest even; overflow gives +-Inf; NaN stays a quiet NaN
@@ -33,3 +35,5 @@ struct Float16 {
 static_assert(sizeof(Float16) == 2);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -17,6 +17,8 @@
 #include "cppnn/graph_builder.h"
 #include "cppnn/graph_model.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // Supplies the bytes of a `@weights("ref")` constant `name` declared as `descriptor` (4-bit
@@ -77,3 +79,5 @@ void save_graph_file(const Graph& graph, const std::filesystem::path& path,
                      const GraphFileOptions& options = {});
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 #include "cppnn/descriptor.h"
 #include "cppnn/graph_model.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 namespace detail {
@@ -36,3 +38,5 @@ class MLGraph {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

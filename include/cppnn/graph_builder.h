@@ -20,6 +20,8 @@
 #include "cppnn/options.h"
 #include "cppnn/tensor.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // MLNamedOperands.
@@ -34,7 +36,9 @@ class MLGraphBuilder {
   // new MLGraphBuilder(context): InvalidStateError if the context is lost.
   explicit MLGraphBuilder(const MLContext& context);
 
-  // input(name, descriptor): TypeError for an empty or duplicate name or invalid dimensions.
+  // input(name, descriptor): TypeError for an empty name or invalid dimensions. A name used by
+  // another input is accepted here (WPT, Chromium) and a TypeError at build() when both inputs
+  // are reachable.
   MLOperand input(const std::string& name, const MLOperandDescriptor& descriptor);
   // constant(descriptor, buffer): the bytes are copied; TypeError when the byte length does not
   // match the descriptor.
@@ -129,3 +133,5 @@ class MLGraphBuilder {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

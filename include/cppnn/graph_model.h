@@ -17,6 +17,8 @@
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // Where an operand comes from.
@@ -122,3 +124,5 @@ class Graph {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // Packs signed values in -8..7 (int4) into ceil(n/2) bytes; an odd count leaves the last high
@@ -19,3 +21,5 @@ std::vector<int8_t> unpack_int4(std::span<const std::byte> bytes, size_t count);
 std::vector<uint8_t> unpack_uint4(std::span<const std::byte> bytes, size_t count);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -7,6 +7,8 @@
 
 #include "cppnn/data_type.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // A number option (clamp bounds, pad value, scalar constant). Holds a double, or an exact 64-bit
@@ -55,3 +57,5 @@ class MLNumber {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "cppnn/graph.h"
 #include "cppnn/graph_model.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 struct OnnxExportOptions {
@@ -37,3 +39,5 @@ std::string to_onnx_bytes(const Graph& graph);
 void check_onnx(const Graph& graph);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -18,6 +18,8 @@
 #include "cppnn/graph_builder.h"
 #include "cppnn/graph_model.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // The value of a graph input fixed at conversion time: descriptor (the input's type) and bytes.
@@ -77,3 +79,5 @@ Graph onnx_to_graph(const std::filesystem::path& model, const OnnxImportOptions&
 std::string sanitize_onnx_name(const std::string& name);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

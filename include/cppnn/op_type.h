@@ -11,6 +11,8 @@
 #include "cppnn/data_type.h"
 #include "cppnn/options.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // One enumerator per builder operation, in ops.def order.
@@ -161,3 +163,5 @@ AttrsOf<T>& attrs_of(OpAttributes& a) {
 const std::string& label_of(const OpAttributes& a);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

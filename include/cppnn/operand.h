@@ -7,6 +7,8 @@
 
 #include "cppnn/descriptor.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 namespace detail {
@@ -51,3 +53,5 @@ class MLOperand {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

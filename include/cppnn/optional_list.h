@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 template <class T>
@@ -33,3 +35,5 @@ class OptionalList {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -16,6 +16,8 @@
 #include "cppnn/optional_list.h"
 #include "cppnn/reflect.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // MLOperatorOptions: ops whose only option is the label.
@@ -294,3 +296,5 @@ struct MLTriangularOptions {
 CPPNN_REFLECT(MLTriangularOptions, upper, diagonal, label)
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <tuple>
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn::reflect {
 
 // One reflected member: its spec name and a member pointer.
@@ -57,3 +59,5 @@ constexpr void for_each_field(F&& f) {
     return std::make_tuple(                                                                  \
         CPPNN_R_EXPAND(CPPNN_R_CAT(CPPNN_R_, CPPNN_R_SELECT(__VA_ARGS__))(T, __VA_ARGS__))); \
   }
+
+#pragma GCC visibility pop

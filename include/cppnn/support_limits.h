@@ -11,6 +11,8 @@
 #include "cppnn/enums.h"
 #include "cppnn/op_type.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 // MLRankRange.
@@ -53,3 +55,5 @@ struct MLOpSupportLimits {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -8,6 +8,8 @@
 
 #include "cppnn/descriptor.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 namespace detail {
@@ -55,3 +57,5 @@ class MLTensor {
 };
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

@@ -18,6 +18,8 @@
 #include "cppnn/graph_model.h"
 #include "cppnn/operand.h"
 
+#pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
+
 namespace cppnn {
 
 namespace formats {
@@ -80,3 +82,5 @@ void save_graph_weights(const Graph& graph,
                         const std::filesystem::path& dest);
 
 }  // namespace cppnn
+
+#pragma GCC visibility pop

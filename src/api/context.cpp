@@ -95,6 +95,10 @@ void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string
 
 }  // namespace
 
+std::vector<std::string> available_backends(bool with_test_only) {
+  return compiled_backends(with_test_only);
+}
+
 MLContext MLContext::create(const MLContextOptions& options) {
   auto state = std::make_shared<detail::ContextState>();
   state->options = options;
