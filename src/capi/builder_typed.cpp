@@ -74,14 +74,11 @@ void add_label(Members& options, const char* label) {
   if (label) options.emplace_back("label", DynValue(std::string(label)));
 }
 
-const char* layout_name(cppnn_input_layout layout, const char* function) {
-  switch (layout) {
-    case CPPNN_LAYOUT_NCHW:
-      return "nchw";
-    case CPPNN_LAYOUT_NHWC:
-      return "nhwc";
-  }
-  throw cppnn::TypeError(std::string(function) + ": layout " + std::to_string(int(layout)) +
+const char* layout_name(const cppnn_input_layout& layout, const char* function) {
+  const long long raw = cppnn::capi::raw_enum(layout);
+  if (raw == CPPNN_LAYOUT_NCHW) return "nchw";
+  if (raw == CPPNN_LAYOUT_NHWC) return "nhwc";
+  throw cppnn::TypeError(std::string(function) + ": layout " + std::to_string(raw) +
                          " is not a cppnn_input_layout");
 }
 

@@ -70,7 +70,7 @@ cppnn_status cppnn_context_create(const cppnn_context_options* options, cppnn_co
     require(out, __func__, "the result pointer");
     cppnn::MLContextOptions o;
     if (options) {
-      const auto p = static_cast<int>(options->power_preference);
+      const long long p = cppnn::capi::raw_enum(options->power_preference);
       if (p < 0 || p > 2)
         throw cppnn::TypeError(std::string(__func__) + ": power preference " + std::to_string(p) +
                                " is not a cppnn_power_preference");
@@ -130,7 +130,10 @@ cppnn_status cppnn_context_create_tensor(cppnn_context* context,
     require(context, __func__, "the context");
     require(descriptor, __func__, "the descriptor");
     require(out, __func__, "the result pointer");
-    const cppnn_operand_descriptor od{descriptor->data_type, descriptor->shape, descriptor->rank};
+    cppnn_operand_descriptor od;  // copied bytewise: data_type may hold any int (raw_enum)
+    std::memcpy(&od.data_type, &descriptor->data_type, sizeof od.data_type);
+    od.shape = descriptor->shape;
+    od.rank = descriptor->rank;
     const cppnn::MLOperandDescriptor d = cppnn::capi::descriptor_of(&od, __func__);
     cppnn::MLTensor t = context->context.createTensor(
         cppnn::MLTensorDescriptor::of(d, descriptor->readable, descriptor->writable));

@@ -43,8 +43,8 @@ cppnn_status fail(cppnn_error** error, cppnn_status status, const char* message)
   return status;
 }
 
-MLOperandDataType data_type_of(cppnn_data_type type, const char* function) {
-  const auto v = static_cast<int>(type);
+MLOperandDataType data_type_of(const cppnn_data_type& type, const char* function) {
+  const long long v = raw_enum(type);
   if (v < 0 || v >= kAllDataTypeCount)
     throw TypeError(std::string(function) + ": data type " + std::to_string(v) +
                     " is not a cppnn_data_type");
@@ -78,6 +78,8 @@ char* copy_string(const std::string& s) {
 extern "C" {
 
 const char* cppnn_status_name(cppnn_status status) {
+  const long long raw = cppnn::capi::raw_enum(status);
+  if (raw < CPPNN_OK || raw > CPPNN_SECURITY_ERROR) return "UnknownError";
   switch (status) {
     case CPPNN_OK:
       return "OK";
@@ -124,7 +126,7 @@ const char* cppnn_version(void) {
 }
 
 const char* cppnn_data_type_name(cppnn_data_type type) {
-  const auto v = static_cast<int>(type);
+  const long long v = cppnn::capi::raw_enum(type);
   if (v < 0 || v >= cppnn::kAllDataTypeCount) return nullptr;
   return cppnn::data_type_name(static_cast<cppnn::MLOperandDataType>(v)).data();
 }

@@ -2,12 +2,14 @@
 // the guard that turns every C++ exception into a status and a cppnn_error.
 #pragma once
 
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <map>
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -101,8 +103,17 @@ void store(T** out, T* value, const char* function) {
   *out = value;
 }
 
+// The integer a C caller stored in an enum field. C lets any int sit in an enum; in C++ reading
+// one outside the enumerators' range is undefined, so the bytes are copied out instead.
+template <class E>
+long long raw_enum(const E& value) noexcept {
+  std::underlying_type_t<E> raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return static_cast<long long>(raw);
+}
+
 // The C++ data type of a C one; TypeError for a value outside the enum.
-MLOperandDataType data_type_of(cppnn_data_type type, const char* function);
+MLOperandDataType data_type_of(const cppnn_data_type& type, const char* function);
 // A C++ operand descriptor from a C one; TypeError for a NULL shape with a nonzero rank.
 MLOperandDescriptor descriptor_of(const cppnn_operand_descriptor* d, const char* function);
 // The C view of a C++ descriptor (its shape pointer points into `d`).

@@ -54,6 +54,10 @@ DynValue convert(const cppnn_value& v, const std::string& method, const std::str
   auto null_check = [&](const void* p, const char* what) {
     if (!p) throw TypeError(method + ": " + where + ": " + what + " is NULL");
   };
+  const long long kind = raw_enum(v.kind);
+  if (kind < CPPNN_VALUE_UNDEFINED || kind > CPPNN_VALUE_JSON)
+    throw TypeError(method + ": " + where + ": value kind " + std::to_string(kind) +
+                    " is not a cppnn_value_kind");
   switch (v.kind) {
     case CPPNN_VALUE_UNDEFINED:
       return DynValue();
