@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build build-asan test test-main test-asan test-fuzz bench fuzz demo format format-check install clean help
+.PHONY: all deps build build-asan test test-main test-asan test-fuzz test-python bench fuzz demo format format-check install clean help
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "                 demo (build/bin/cppnn-ocr --demo); BACKEND=reference picks the backend"
 	@echo "make test        unit tests, op validation tests and the WPT validation corpus,"
 	@echo "                 in a normal and an ASan+UBSan build"
+	@echo "make test-python build the Python package into .venv and run its pytest suite"
 	@echo "make format      clang-format the sources"
 	@echo "make bench       build and run the benchmarks of bench/ (reports/bench-*.json)"
 	@echo "make fuzz        run every libFuzzer target FUZZ_SECONDS (default 300) in build-fuzz"
@@ -55,7 +56,14 @@ test-asan: build-asan
 test-fuzz: deps
 	scripts/fuzz.sh bounded
 
-test: test-main test-asan test-fuzz
+# The Python package (pyproject.toml, python/) built into the project venv .venv by
+# scripts/python-env.sh (its own build folder build-python/, objects shared through ccache), then
+# its pytest suite (tests/python/): the API, numpy interop and the WPT corpus through Python.
+test-python: deps
+	@scripts/python-env.sh
+	.venv/bin/python -m pytest -q tests/python
+
+test: test-main test-asan test-fuzz test-python
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
 # throughput, peak memory with large weights, the graph tools against the reference tool
