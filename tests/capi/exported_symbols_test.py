@@ -63,8 +63,10 @@ def first_component(demangled):
 
 
 def mangled_head(mangled):
-    """The first identifier after namespace cppnn in a mangled name, for the names c++filt gives
-    up on (std::variant of the 95 op attribute types); None outside namespace cppnn."""
+    """The first identifier after namespace cppnn in a mangled name, for the names whose demangled
+    form does not start with it: function templates (their return type comes first; exported
+    uninlined in the Debug build) and names c++filt gives up on (std::variant of the 95 op
+    attribute types). None outside namespace cppnn."""
     m = re.match(r"_Z(?:T[IVS])?NK?5cppnn(\d+)", mangled)
     if not m:
         return None
@@ -91,7 +93,7 @@ def main():
     words = public_identifiers(include_dir)
     for mangled, demangled in zip(cpp_names, demangle(cpp_names)):
         head = first_component(demangled)
-        if head is None and demangled == mangled:  # c++filt could not demangle it
+        if head is None:  # a function template (its return type first) or too long to demangle
             head = mangled_head(mangled)
         internal = any(f"cppnn::{ns}::" in demangled.split("(")[0] for ns in INTERNAL_NAMESPACES)
         if head is None:
