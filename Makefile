@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build build-asan test test-main test-asan test-fuzz test-python bench fuzz demo format format-check install clean help
+.PHONY: all deps build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make test        unit tests, op validation tests and the WPT validation corpus,"
 	@echo "                 in a normal and an ASan+UBSan build"
 	@echo "make test-python build the Python package into .venv and run its pytest suite"
+	@echo "make test-node   build the Node.js addon (js/) and run its node:test suite"
 	@echo "make format      clang-format the sources"
 	@echo "make bench       build and run the benchmarks of bench/ (reports/bench-*.json)"
 	@echo "make fuzz        run every libFuzzer target FUZZ_SECONDS (default 300) in build-fuzz"
@@ -63,7 +64,16 @@ test-python: deps
 	@scripts/python-env.sh
 	.venv/bin/python -m pytest -q tests/python
 
-test: test-main test-asan test-fuzz test-python
+# The Node.js package (js/): its pinned npm packages (js/package-lock.json, installed without
+# their install scripts), the addon built by js/scripts/build.js against $(BUILD)'s libcppnn.so,
+# then its node:test suite (js/test/): the API, the event loop, the WPT corpus through JavaScript.
+js/node_modules/.package-lock.json: js/package-lock.json
+	cd js && npm ci --ignore-scripts --no-audit --no-fund
+
+test-node: build js/node_modules/.package-lock.json
+	cd js && CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) npm test
+
+test: test-main test-asan test-fuzz test-python test-node
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
 # throughput, peak memory with large weights, the graph tools against the reference tool
@@ -100,7 +110,7 @@ demo: build $(MODELS)/det.webnn $(MODELS)/rec.webnn
 	  --keys $(MODELS)/ppocr_keys_v1.txt $(if $(BACKEND),--backend $(BACKEND))
 
 format:
-	clang-format -i $$(git ls-files '*.h' '*.cpp')
+	clang-format -i $$(git ls-files '*.h' '*.cpp' 'js/src/*.cc')
 
 # libFuzzer targets (clang++, ASan+UBSan) in build-fuzz; scripts/fuzz.sh bounded is the short run.
 FUZZ_SECONDS ?= 300

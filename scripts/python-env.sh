@@ -34,7 +34,7 @@ if ! cmp -s "$requirements" "$req_stamp"; then
 fi
 
 # What the package is built from; any of it newer than the stamp means a rebuild.
-sources=(pyproject.toml CMakeLists.txt cmake include src python)
+sources=(pyproject.toml CMakeLists.txt cmake include src python bindings)
 [ -d "$root/.deps/onnxruntime/lib" ] && sources+=(.deps/onnxruntime/lib)
 pkg_stamp="$venv/.cppnn-installed"
 if [ -f "$pkg_stamp" ] && "$venv/bin/python" -c 'import cppnn' >/dev/null 2>&1 &&

@@ -11,11 +11,16 @@
 #include "convert.h"
 #include "cppnn/dynamic_call.h"
 #include "cppnn/errors.h"
-#include "op_params.h"
+#include "op_signatures.h"
 
 namespace nb = nanobind;
 
 namespace cppnn::py {
+
+using bindings::op_signatures;
+using bindings::OpSignature;
+using bindings::Param;
+using bindings::ParamKind;
 namespace {
 
 // Appends the members of an options dict (keys converted to camelCase) to `options`.

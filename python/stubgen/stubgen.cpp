@@ -1,7 +1,7 @@
 // cppnn-stubgen TEMPLATE OUTPUT: writes the type stub of cppnn._cppnn, the hand-written TEMPLATE
 // with its `# @OPS@` line replaced by one method per builder operation (spec name and snake_case
-// alias), each with its positional parameters (op_params.h) and its keyword options, typed and
-// defaulted from the options struct's reflection (options.h).
+// alias), each with its positional parameters (bindings/op_signatures.h) and its keyword options,
+// typed and defaulted from the options struct's reflection (options.h).
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -15,9 +15,15 @@
 #include "cppnn/op_type.h"
 #include "cppnn/options.h"
 #include "cppnn/reflect.h"
-#include "op_params.h"
+#include "op_signatures.h"
 
 namespace cppnn::py {
+
+using bindings::camel_to_snake;
+using bindings::op_signatures;
+using bindings::OpSignature;
+using bindings::Param;
+using bindings::ParamKind;
 namespace {
 
 // One keyword option: name, Python type and default, as stub text.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cppnn/async_checks.h"
 #include "cppnn/errors.h"
 #include "cppnn/graph_builder.h"
 #include "src/api/states.h"
@@ -312,14 +313,18 @@ Graph MLGraphBuilder::pruned_graph(const MLNamedOperands& outputs) const {
   return pruned_outputs_graph(state_, outputs, "pruned_graph");
 }
 
-MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
-  detail::BuilderState& st = *state_;
+namespace {
+
+// build()'s checks and the graph state they produce, before [[hasBuilt]] is set (§3.8): the
+// pruned graph, its named inputs and outputs (input names unique among the reachable inputs: as
+// in Chromium, and as the WPT validation traces expect, input() itself accepts a repeated name).
+std::shared_ptr<detail::GraphState> checked_graph_state(
+    const std::shared_ptr<detail::BuilderState>& state, const MLNamedOperands& outputs) {
+  detail::BuilderState& st = *state;
   if (!st.can_build()) throw InvalidStateError("build: the builder can no longer build");
   auto gs = std::make_shared<detail::GraphState>();
   gs->context = st.context;
-  gs->graph = std::make_shared<const Graph>(pruned_outputs_graph(state_, outputs, "build"));
-  // Input names must be unique among the inputs the graph uses. As in Chromium, and as the WPT
-  // validation traces expect, input() itself accepts a repeated name; build() rejects it.
+  gs->graph = std::make_shared<const Graph>(pruned_outputs_graph(state, outputs, "build"));
   for (OperandId id : gs->graph->inputs) {
     const OperandInfo& info = gs->graph->operand(id);
     if (!gs->inputs.emplace(info.name, info.descriptor).second)
@@ -342,6 +347,18 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
   gs->bound_inputs.resize(gs->input_names.size());
   gs->bound_outputs.resize(gs->output_names.size());
   gs->bound_tensors.reserve(gs->input_names.size() + gs->output_names.size());
+  return gs;
+}
+
+}  // namespace
+
+void check_build(const MLGraphBuilder& builder, const MLNamedOperands& outputs) {
+  checked_graph_state(builder.state(), outputs);
+}
+
+MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
+  detail::BuilderState& st = *state_;
+  std::shared_ptr<detail::GraphState> gs = checked_graph_state(state_, outputs);
   st.built = true;  // §3.8: set before compiling
   detail::ContextState& ctx = *st.context;
   {

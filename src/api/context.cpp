@@ -7,6 +7,7 @@
 #include <new>
 #include <set>
 
+#include "cppnn/async_checks.h"
 #include "cppnn/errors.h"
 #include "cppnn/graph.h"
 #include "src/api/states.h"
@@ -60,16 +61,16 @@ const detail::TensorState& usable_tensor(const detail::ContextState& ctx, const 
 }
 
 // Checks one side (inputs or outputs) of a dispatch against the graph's descriptors and collects
-// the tensors' data pointers in graph order.
+// the tensors' data pointers in graph order into `out` (not read when null: a check only).
 template <class Ptr>
 void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string>& names,
                   const std::map<std::string, MLOperandDescriptor>& descs,
-                  const MLNamedTensors& tensors, const char* side, std::vector<Ptr>& out,
+                  const MLNamedTensors& tensors, const char* side, std::vector<Ptr>* out,
                   std::set<const detail::TensorState*>& seen) {
   if (tensors.size() != names.size())
     throw TypeError("dispatch: the graph has " + std::to_string(names.size()) + " " + side + ", " +
                     std::to_string(tensors.size()) + " were bound");
-  out.clear();
+  if (out) out->clear();
   for (const std::string& name : names) {
     auto it = tensors.find(name);
     if (it == tensors.end())
@@ -89,8 +90,16 @@ void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string
     if (t.descriptor != want)
       throw TypeError("dispatch: " + std::string(side) + " \"" + name + "\" expects " +
                       to_string(want) + ", the bound tensor is " + to_string(t.descriptor));
-    out.push_back(t.data.get());
+    if (out) out->push_back(t.data.get());
   }
+}
+
+// dispatch()'s checks of the graph and the context (§4).
+void check_dispatch_graph(const detail::ContextState& ctx, const MLContext& context,
+                          const detail::GraphState& g) {
+  if (g.context.get() != &ctx) throw TypeError("dispatch: the graph belongs to another context");
+  if (g.destroyed.load()) throw InvalidStateError("dispatch: the graph is destroyed");
+  if (context.is_lost()) throw InvalidStateError("dispatch: the context is lost");
 }
 
 }  // namespace
@@ -143,12 +152,17 @@ MLTensor MLContext::createConstantTensor(const MLOperandDescriptor& descriptor,
   return t;
 }
 
-void MLContext::writeTensor(const MLTensor& tensor, std::span<const std::byte> bytes) {
-  const detail::TensorState& t = usable_tensor(*state_, tensor, "writeTensor");
+void check_write_tensor(const MLContext& context, const MLTensor& tensor, size_t byte_length) {
+  const detail::TensorState& t = usable_tensor(*context.state(), tensor, "writeTensor");
   if (!t.writable) throw TypeError("writeTensor: the tensor is not writable");
-  if (bytes.size() != t.size)
-    throw TypeError("writeTensor: the buffer has " + std::to_string(bytes.size()) +
+  if (byte_length != t.size)
+    throw TypeError("writeTensor: the buffer has " + std::to_string(byte_length) +
                     " bytes, the tensor " + std::to_string(t.size));
+}
+
+void MLContext::writeTensor(const MLTensor& tensor, std::span<const std::byte> bytes) {
+  check_write_tensor(*this, tensor, bytes.size());
+  const detail::TensorState& t = *tensor.state();
   std::lock_guard<std::mutex> timeline(state_->timeline);
   if (t.destroyed.load()) throw TypeError("writeTensor: the tensor is destroyed");
   std::memcpy(t.data.get(), bytes.data(), bytes.size());
@@ -163,12 +177,18 @@ void MLContext::writeTensorTyped(const MLTensor& tensor, TypedBytes values) {
   writeTensor(tensor, values.bytes);
 }
 
-void MLContext::readTensor(const MLTensor& tensor, std::span<std::byte> out) {
-  const detail::TensorState& t = usable_tensor(*state_, tensor, "readTensor");
+void check_read_tensor(const MLContext& context, const MLTensor& tensor,
+                       std::optional<size_t> byte_length) {
+  const detail::TensorState& t = usable_tensor(*context.state(), tensor, "readTensor");
   if (!t.readable) throw TypeError("readTensor: the tensor is not readable");
-  if (out.size() != t.size)
-    throw TypeError("readTensor: the buffer has " + std::to_string(out.size()) +
+  if (byte_length && *byte_length != t.size)
+    throw TypeError("readTensor: the buffer has " + std::to_string(*byte_length) +
                     " bytes, the tensor " + std::to_string(t.size));
+}
+
+void MLContext::readTensor(const MLTensor& tensor, std::span<std::byte> out) {
+  check_read_tensor(*this, tensor, out.size());
+  const detail::TensorState& t = *tensor.state();
   std::lock_guard<std::mutex> timeline(state_->timeline);
   if (is_lost()) throw InvalidStateError("readTensor: the context is lost");
   if (t.destroyed.load()) throw InvalidStateError("readTensor: the tensor was destroyed");
@@ -214,9 +234,7 @@ bool bind_fast(const detail::ContextState& ctx, const std::vector<std::string>& 
 void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
                          const MLNamedTensors& outputs) {
   const detail::GraphState& g = *graph.state();
-  if (g.context != state_) throw TypeError("dispatch: the graph belongs to another context");
-  if (g.destroyed.load()) throw InvalidStateError("dispatch: the graph is destroyed");
-  if (is_lost()) throw InvalidStateError("dispatch: the context is lost");
+  check_dispatch_graph(*state_, *this, g);
   // Validate and bind under the timeline so no tensor is released between the two.
   std::lock_guard<std::mutex> timeline(state_->timeline);
   detail::GraphState& gs = *graph.state();
@@ -233,9 +251,19 @@ void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
   std::set<const detail::TensorState*> seen;
   std::vector<const std::byte*> in;
   std::vector<std::byte*> out;
-  bind_tensors(*state_, g.input_names, g.inputs, inputs, "inputs", in, seen);
-  bind_tensors(*state_, g.output_names, g.outputs, outputs, "outputs", out, seen);
+  bind_tensors(*state_, g.input_names, g.inputs, inputs, "inputs", &in, seen);
+  bind_tensors(*state_, g.output_names, g.outputs, outputs, "outputs", &out, seen);
   g.compiled->execute(in, out);
+}
+
+void check_dispatch(const MLContext& context, const MLGraph& graph, const MLNamedTensors& inputs,
+                    const MLNamedTensors& outputs) {
+  const detail::ContextState& ctx = *context.state();
+  const detail::GraphState& g = *graph.state();
+  check_dispatch_graph(ctx, context, g);
+  std::set<const detail::TensorState*> seen;
+  bind_tensors<const std::byte*>(ctx, g.input_names, g.inputs, inputs, "inputs", nullptr, seen);
+  bind_tensors<std::byte*>(ctx, g.output_names, g.outputs, outputs, "outputs", nullptr, seen);
 }
 
 void MLContext::destroy() {

@@ -1,7 +1,7 @@
-// The Python signature of each MLGraphBuilder operation, from ops.def: its positional
+// The JavaScript/Python signature of each MLGraphBuilder operation, from ops.def: its positional
 // parameters with the spec's names and kinds, its option names (the options struct's
-// reflection) and its snake_case alias. Shared by the op bindings and the stub generator, which
-// must not depend on Python.
+// reflection) and its snake_case alias. Shared by the Python and Node.js bindings and their type
+// stub generators, which must not depend on Python or Node.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "cppnn/op_type.h"
 
-namespace cppnn::py {
+namespace cppnn::bindings {
 
 // What a positional parameter takes.
 enum class ParamKind {
@@ -44,4 +44,4 @@ const std::vector<OpSignature>& op_signatures();
 // "batchNormalization" -> "batch_normalization" ("isNaN" -> "is_nan").
 std::string camel_to_snake(std::string_view name);
 
-}  // namespace cppnn::py
+}  // namespace cppnn::bindings

@@ -1,7 +1,7 @@
-// The positional parameter names of the builder operations (op_params.h): defaults per signature
-// kind of ops.def, with the spec's names where an op differs. tests/python/test_ops.py checks them
-// against the operand roles of opSupportLimits().
-#include "op_params.h"
+// The positional parameter names of the builder operations (op_signatures.h): defaults per
+// signature kind of ops.def, with the spec's names where an op differs. tests/python/test_ops.py
+// checks them against the operand roles of opSupportLimits().
+#include "op_signatures.h"
 
 #include <cctype>
 #include <initializer_list>
@@ -10,7 +10,7 @@
 #include "cppnn/options.h"
 #include "cppnn/reflect.h"
 
-namespace cppnn::py {
+namespace cppnn::bindings {
 namespace {
 
 // Operand names of the ops whose names differ from their signature kind's defaults.
@@ -136,4 +136,4 @@ const std::vector<OpSignature>& op_signatures() {
   return ops;
 }
 
-}  // namespace cppnn::py
+}  // namespace cppnn::bindings

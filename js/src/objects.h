@@ -1,0 +1,83 @@
+// MLOperand, MLGraph and MLTensor (webnn-spec.md §1): JavaScript objects over the C++ handles,
+// made only by the addon (their constructors are not callable from scripts, as in a browser).
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cppnn/graph.h"
+#include "cppnn/operand.h"
+#include "cppnn/tensor.h"
+#include "timeline.h"
+
+namespace cppnn::node {
+
+// MLOperand: dataType and shape of an operand of one builder.
+class Operand : public Napi::ObjectWrap<Operand> {
+ public:
+  static Napi::Function define(Napi::Env env);
+  static Napi::Object make(Napi::Env env, MLOperand operand);
+  explicit Operand(const Napi::CallbackInfo& info);
+  const MLOperand& operand() const { return operand_; }
+
+ private:
+  Napi::Value data_type(const Napi::CallbackInfo& info);
+  Napi::Value shape(const Napi::CallbackInfo& info);
+  MLOperand operand_;
+};
+
+// MLGraph: a built graph; destroy() marks it destroyed at once and releases it on the timeline.
+class Graph : public Napi::ObjectWrap<Graph> {
+ public:
+  static Napi::Function define(Napi::Env env);
+  static Napi::Object make(Napi::Env env, MLGraph graph, std::shared_ptr<Timeline> timeline);
+  explicit Graph(const Napi::CallbackInfo& info);
+  const MLGraph& graph() const { return *graph_; }
+  bool destroyed() const { return destroyed_ || graph_->is_destroyed(); }
+
+ private:
+  Napi::Value destroy(const Napi::CallbackInfo& info);
+  std::optional<MLGraph> graph_;  // always set (MLGraph has no empty state)
+  std::shared_ptr<Timeline> timeline_;
+  bool destroyed_ = false;
+};
+
+// MLTensor: dataType, shape, readable, writable, constant; destroy() marks it destroyed at
+// once, rejects its pending reads with an InvalidStateError and releases it on the timeline.
+class Tensor : public Napi::ObjectWrap<Tensor> {
+ public:
+  static Napi::Function define(Napi::Env env);
+  static Napi::Object make(Napi::Env env, MLTensor tensor, std::shared_ptr<Timeline> timeline);
+  explicit Tensor(const Napi::CallbackInfo& info);
+  const MLTensor& tensor() const { return tensor_; }
+  bool destroyed() const { return destroyed_ || tensor_.is_destroyed(); }
+  // A pending readTensor() promise: rejected by destroy(); `settled` tells the read's
+  // completion that it has nothing left to do.
+  struct PendingRead {
+    Napi::Promise::Deferred deferred;
+    bool settled = false;
+  };
+  void add_pending_read(std::shared_ptr<PendingRead> read);
+
+ private:
+  Napi::Value data_type(const Napi::CallbackInfo& info);
+  Napi::Value shape(const Napi::CallbackInfo& info);
+  Napi::Value readable(const Napi::CallbackInfo& info);
+  Napi::Value writable(const Napi::CallbackInfo& info);
+  Napi::Value constant(const Napi::CallbackInfo& info);
+  Napi::Value destroy(const Napi::CallbackInfo& info);
+  MLTensor tensor_;
+  std::shared_ptr<Timeline> timeline_;
+  std::vector<std::shared_ptr<PendingRead>> reads_;
+  bool destroyed_ = false;
+};
+
+// The C++ object behind a JavaScript MLOperand, MLGraph or MLTensor; nullptr for anything else.
+const MLOperand* unwrap_operand(Napi::Value value);
+Graph* unwrap_graph(Napi::Value value);
+Tensor* unwrap_tensor(Napi::Value value);
+
+}  // namespace cppnn::node
