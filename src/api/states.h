@@ -15,10 +15,6 @@
 #include "src/backends/backend.h"
 #include "src/passes/context_limits.h"
 
-// The public headers declare these states inside their default-visibility region (handles hold
-// them); defining them hidden keeps their members out of libcppnn.so's symbols.
-#define CPPNN_HIDDEN __attribute__((visibility("hidden")))
-
 namespace cppnn::detail {
 
 struct TensorState;
@@ -26,7 +22,7 @@ struct GraphState;
 
 // One context: its backend, its timeline and its lost state (§4). Every timeline step (tensor
 // creation, write, dispatch, read, build's compile) runs under `timeline`, in call order.
-struct CPPNN_HIDDEN ContextState {
+struct ContextState {
   MLContextOptions options;
   std::unique_ptr<Backend> backend;
   // What the backend runs, natively or decomposed (null for the passes' own builders: the spec's
@@ -48,7 +44,7 @@ struct CPPNN_HIDDEN ContextState {
 };
 
 // One graph builder: the graph being recorded and [[hasBuilt]].
-struct CPPNN_HIDDEN BuilderState {
+struct BuilderState {
   std::shared_ptr<ContextState> context;
   Graph graph;
   bool built = false;
@@ -63,7 +59,7 @@ struct CPPNN_HIDDEN BuilderState {
 
 // One built graph: the pruned model, its named inputs and outputs in Graph::inputs/outputs order,
 // and the backend's compiled form.
-struct CPPNN_HIDDEN GraphState {
+struct GraphState {
   std::shared_ptr<ContextState> context;
   std::shared_ptr<const Graph> graph;
   std::map<std::string, MLOperandDescriptor> inputs;
@@ -83,7 +79,7 @@ struct CPPNN_HIDDEN GraphState {
 };
 
 // One tensor: descriptor, usage, and its bytes (64-byte aligned, zero-filled at creation).
-struct CPPNN_HIDDEN TensorState {
+struct TensorState {
   ContextState* context = nullptr;  // identity only; the context outlives use through handles
   std::weak_ptr<ContextState> context_ref;
   MLOperandDescriptor descriptor;
