@@ -77,13 +77,17 @@ test: test-main test-asan test-fuzz test-python test-node
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
 # throughput, peak memory with large weights, the graph tools against the reference tool
-# (webnn-graph, when installed). Results under reports/bench-*.json.
+# (webnn-graph, when installed), the Node.js dispatch round trip against C++. Results under
+# reports/bench-*.json.
 bench: deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/reference_tool_bench.sh"; bench/reference_tool_bench.sh $(BUILD)/bin/cppnn; \
 	  rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+	@echo "== bench/node_dispatch_bench.js"; $(MAKE) --no-print-directory js/node_modules/.package-lock.json && \
+	  cd js && CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) npm run --silent build && cd .. && \
+	  CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) node bench/node_dispatch_bench.js
 
 # The OCR demo: the PaddleOCR v4 detector and recognizer (scripts/fetch-models.sh) converted to
 # .webnn graphs + SafeTensors weights at fixed sizes (again when the .onnx is newer), then

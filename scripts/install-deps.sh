@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cppnn builds with, idempotently: only missing packages are
-# installed, and apt-get update runs at most once, only when something is missing.
+# installed, and apt-get update runs at most once, only when something is missing. chromium
+# (headless) renders the page of `cppnn emit-html` in tests/cli/emit_html_test.py.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev
-  libstb-dev fonts-dejavu-core)
+  libstb-dev fonts-dejavu-core chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -29,7 +29,7 @@ function buildLibrary() {
   if (!fs.existsSync(path.join(buildDir, 'build.ninja')) &&
       !fs.existsSync(path.join(buildDir, 'Makefile')))
     run('cmake', ['-S', repoDir, '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']);
-  run('cmake', ['--build', buildDir, '--target', 'cppnn']);
+  run('cmake', ['--build', buildDir, '--target', 'cppnn', 'cppnn_js_typegen']);
 }
 
 function buildAddon() {
@@ -57,6 +57,16 @@ function copyLibrary() {
   }
 }
 
+// ---- TypeScript declarations (js/typegen/): index.d.ts from its template and the op table, by
+// the cppnn_js_typegen program that buildLibrary() built; it rewrites index.d.ts only when its
+// content changes.
+function generateTypes() {
+  run(path.join(buildDir, 'bin', 'cppnn_js_typegen'),
+      [path.join(packageDir, 'typegen', 'index.d.ts.in'), path.join(packageDir, 'index.d.ts')]);
+}
+// ----
+
 buildLibrary();
+generateTypes();
 buildAddon();
 copyLibrary();

@@ -83,7 +83,8 @@ Napi::Value Builder::constant(const Napi::CallbackInfo& info) {
     Napi::Value first = info[0];
     if (first.IsObject() || first.IsUndefined() || first.IsNull()) {
       const MLOperandDescriptor d = to_operand_descriptor(first, "constant: descriptor");
-      const std::span<std::byte> bytes = buffer_bytes(info[1], "constant: buffer");
+      const std::span<std::byte> bytes =
+          typed_buffer_bytes(info[1], d.dataType, "constant: buffer");
       return Operand::make(env, builder_->constant(d, bytes));  // copies the bytes
     }
     const std::string type = first.ToString().Utf8Value();

@@ -143,7 +143,8 @@ Napi::Value Context::create_constant_tensor(const Napi::CallbackInfo& info) {
   return promised(env, [&]() -> Napi::Value {
     const MLOperandDescriptor d =
         to_operand_descriptor(info[0], "createConstantTensor: descriptor");
-    const std::span<std::byte> source = buffer_bytes(info[1], "createConstantTensor: inputData");
+    const std::span<std::byte> source =
+        typed_buffer_bytes(info[1], d.dataType, "createConstantTensor: inputData");
     auto bytes = std::make_shared<Bytes>(source.begin(), source.end());  // copied at call time
     MLContext c = context_;
     return tensor_promise(env,
@@ -155,7 +156,8 @@ Napi::Value Context::write_tensor(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   guarded(env, [&] {
     Tensor& t = tensor_argument(info[0], "writeTensor");
-    const std::span<std::byte> source = buffer_bytes(info[1], "writeTensor: inputData");
+    const std::span<std::byte> source =
+        typed_buffer_bytes(info[1], t.tensor().dataType(), "writeTensor: inputData");
     check_write_tensor(context_, t.tensor(), source.size());
     auto bytes = std::make_shared<Bytes>(source.begin(), source.end());  // copied at call time
     MLContext c = context_;
@@ -173,7 +175,8 @@ Napi::Value Context::read_tensor(const Napi::CallbackInfo& info) {
     Tensor& t = tensor_argument(info[0], "readTensor");
     const bool into = info.Length() > 1 && !info[1].IsUndefined();
     std::optional<size_t> length;
-    if (into) length = buffer_bytes(info[1], "readTensor: outputData").size();
+    if (into)
+      length = typed_buffer_bytes(info[1], t.tensor().dataType(), "readTensor: outputData").size();
     check_read_tensor(context_, t.tensor(), length);
     auto read = std::make_shared<Tensor::PendingRead>(
         Tensor::PendingRead{Napi::Promise::Deferred::New(env), false});

@@ -2,23 +2,29 @@
 #include "timeline.h"
 
 #include <utility>
+#include <vector>
 
 namespace cppnn::node {
 
-// One step on the thread pool; on completion the next step starts first, then this one's
-// completion runs (its promise settles), so the pool stays busy while JavaScript catches up.
+// One pool job: runs queued steps until one has a completion; back on the JavaScript thread it
+// lets the next job start first, then runs the completions (promises settle) in step order.
 class Timeline::StepWorker : public Napi::AsyncWorker {
  public:
-  StepWorker(Napi::Env env, std::shared_ptr<Timeline> timeline, Step step)
-      : Napi::AsyncWorker(env, "cppnn:timeline"),
-        timeline_(std::move(timeline)),
-        step_(std::move(step)) {}
+  StepWorker(Napi::Env env, std::shared_ptr<Timeline> timeline)
+      : Napi::AsyncWorker(env, "cppnn:timeline"), timeline_(std::move(timeline)) {}
 
   void Execute() override {
-    try {
-      if (step_.work) step_.work();
-    } catch (...) {
-      error_ = std::current_exception();
+    while (std::optional<Step> step = timeline_->pop()) {
+      std::exception_ptr error;
+      try {
+        if (step->work) step->work();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      const bool settles = static_cast<bool>(step->done);
+      // The completion moves out here: it holds JavaScript references, released on its thread.
+      finished_.push_back({std::move(step->done), error});
+      if (settles) break;
     }
   }
 
@@ -27,26 +33,39 @@ class Timeline::StepWorker : public Napi::AsyncWorker {
     Napi::HandleScope scope(env);
     timeline_->running_ = false;
     timeline_->start_next(env);
-    if (step_.done) step_.done(env, error_);
+    for (auto& [done, error] : finished_)
+      if (done) done(env, error);
   }
 
  private:
   std::shared_ptr<Timeline> timeline_;
-  Step step_;
-  std::exception_ptr error_;
+  std::vector<std::pair<Done, std::exception_ptr>> finished_;
 };
 
 void Timeline::enqueue(Napi::Env env, Work work, Done done) {
-  steps_.push_back({std::move(work), std::move(done)});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    steps_.push_back({std::move(work), std::move(done)});
+  }
   start_next(env);
 }
 
-void Timeline::start_next(Napi::Env env) {
-  if (running_ || steps_.empty()) return;
-  running_ = true;
+std::optional<Timeline::Step> Timeline::pop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (steps_.empty()) return std::nullopt;
   Step step = std::move(steps_.front());
   steps_.pop_front();
-  (new StepWorker(env, shared_from_this(), std::move(step)))->Queue();
+  return step;
+}
+
+void Timeline::start_next(Napi::Env env) {
+  if (running_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (steps_.empty()) return;
+  }
+  running_ = true;
+  (new StepWorker(env, shared_from_this()))->Queue();
 }
 
 }  // namespace cppnn::node

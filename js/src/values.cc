@@ -133,6 +133,51 @@ std::span<std::byte> buffer_bytes(Napi::Value value, std::string_view what) {
                   " must be an ArrayBuffer, a SharedArrayBuffer, a typed array or a DataView");
 }
 
+namespace {
+
+// The typed array type of data of `type` (§3.1); napi_uint8_array where only a Uint8Array fits.
+napi_typedarray_type view_type_of(MLOperandDataType type) {
+  switch (type) {
+    case MLOperandDataType::kFloat32:
+      return napi_float32_array;
+    case MLOperandDataType::kFloat16:
+      return napi_uint16_array;  // Node has no Float16Array: the raw bits (WPT accepts them)
+    case MLOperandDataType::kInt32:
+      return napi_int32_array;
+    case MLOperandDataType::kUint32:
+      return napi_uint32_array;
+    case MLOperandDataType::kInt64:
+      return napi_bigint64_array;
+    case MLOperandDataType::kUint64:
+      return napi_biguint64_array;
+    case MLOperandDataType::kInt8:
+      return napi_int8_array;
+    default:
+      return napi_uint8_array;  // uint8, and int4/uint4 packed two per byte
+  }
+}
+
+// "Uint8Array", "DataView", ... for messages.
+std::string view_name(Napi::Value value) {
+  Napi::Value ctor = value.As<Napi::Object>().Get("constructor");
+  if (ctor.IsFunction()) return ctor.As<Napi::Function>().Get("name").ToString().Utf8Value();
+  return "view";
+}
+
+}  // namespace
+
+std::span<std::byte> typed_buffer_bytes(Napi::Value value, MLOperandDataType type,
+                                        std::string_view what) {
+  const std::span<std::byte> bytes = buffer_bytes(value, what);
+  if (value.IsDataView() ||
+      (value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array &&
+       value.As<Napi::TypedArray>().TypedArrayType() != view_type_of(type)))
+    throw TypeError(std::string(what) + ": a " + view_name(value) + " cannot hold " +
+                    std::string(data_type_name(type)) +
+                    " data (use an ArrayBuffer, a Uint8Array or the matching typed array)");
+  return bytes;
+}
+
 bool is_detached(Napi::Value value) {
   napi_env env = value.Env();
   napi_value buffer = value;

@@ -32,6 +32,12 @@ MLTensorDescriptor to_tensor_descriptor(Napi::Value value, std::string_view what
 // The bytes of an AllowSharedBufferSource (ArrayBuffer, SharedArrayBuffer, typed array or
 // DataView); TypeError naming `what` for anything else or a detached buffer.
 std::span<std::byte> buffer_bytes(Napi::Value value, std::string_view what);
+// The bytes of an AllowSharedBufferSource for data of `type` ("validate buffer with descriptor",
+// webnn-spec.md §3.2): an ArrayBuffer or SharedArrayBuffer, or a Uint8Array, or the typed array
+// of `type` (Uint16Array for float16; int4/uint4 take a Uint8Array); TypeError otherwise. The
+// byte length is the caller's to check.
+std::span<std::byte> typed_buffer_bytes(Napi::Value value, MLOperandDataType type,
+                                        std::string_view what);
 // True when `value` is a buffer source whose ArrayBuffer has been detached.
 bool is_detached(Napi::Value value);
 // The own enumerable string-keyed properties of a record<USVString, T> argument, converted by

@@ -105,9 +105,18 @@ for (const backend of backends) {
     const into = new Float32Array(4);
     assert.equal(await context.readTensor(t, into), undefined);
     assert.deepEqual([...into], [1, 2, 3, 4]);
-    const view = new DataView(new ArrayBuffer(16));
-    await context.readTensor(t, view);
-    assert.equal(view.getFloat32(12, true), 4);
+    const bytes = new Uint8Array(16);  // a Uint8Array fits any data type
+    await context.readTensor(t, bytes);
+    assert.equal(new DataView(bytes.buffer).getFloat32(12, true), 4);
+    // Other views must match the data type ("validate buffer with descriptor").
+    await assert.rejects(context.readTensor(t, new DataView(new ArrayBuffer(16))), TypeError);
+    await assert.rejects(context.readTensor(t, new Int32Array(4)), TypeError);
+    assert.throws(() => context.writeTensor(t, new Uint32Array(4)), TypeError);
+    const b16 = new MLGraphBuilder(context);
+    assert.throws(() => b16.constant({ dataType: 'float16', shape: [2] }, new Int16Array(2)), TypeError);
+    b16.constant({ dataType: 'float16', shape: [2] }, new Uint16Array(2));  // float16 bits
+    b16.constant({ dataType: 'int4', shape: [4] }, new Uint8Array(2));     // packed nibbles
+    await assert.rejects(context.createConstantTensor(f32([1]), new Int32Array(1)), TypeError);
     const pending = context.readTensor(t);
     t.destroy();
     await assert.rejects(pending, (e) => e.name === 'InvalidStateError');

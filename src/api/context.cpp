@@ -237,6 +237,9 @@ void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
   check_dispatch_graph(*state_, *this, g);
   // Validate and bind under the timeline so no tensor is released between the two.
   std::lock_guard<std::mutex> timeline(state_->timeline);
+  // Destroyed (its compiled form released) or lost since the checks above.
+  if (g.destroyed.load()) throw InvalidStateError("dispatch: the graph is destroyed");
+  if (is_lost()) throw InvalidStateError("dispatch: the context is lost");
   detail::GraphState& gs = *graph.state();
   gs.bound_tensors.clear();
   const bool small = g.input_names.size() + g.output_names.size() <= 32;
@@ -280,7 +283,10 @@ void MLContext::destroy() {
   }
   // §4 context lost steps: destroy every graph and every tensor of the context.
   std::lock_guard<std::mutex> timeline(state_->timeline);
-  for (auto& g : graphs) g->destroyed.store(true);
+  for (auto& g : graphs) {
+    g->destroyed.store(true);
+    g->compiled.reset();
+  }
   for (auto& t : tensors) {
     t->destroyed.store(true);
     t->data.reset();

@@ -6,7 +6,11 @@
 namespace cppnn {
 
 void MLGraph::destroy() {
+  // §4 "mark resources freeable": the compiled form (an ONNX Runtime session, say) is released on
+  // the timeline, after the work submitted before.
+  std::lock_guard<std::mutex> timeline(state_->context->timeline);
   state_->destroyed.store(true);
+  state_->compiled.reset();
 }
 bool MLGraph::is_destroyed() const {
   return state_->destroyed.load();

@@ -67,6 +67,8 @@ std::vector<CommandSpec> make_specs() {
   specs.push_back(graph_command("parse", {}, "PATH"));
   specs.push_back(graph_command("serialize", {sw("quantized")}, "PATH"));
   specs.push_back(graph_command("fmt", {sw("json"), sw("check")}, "PATH"));
+  specs.push_back(graph_command("emit-js", {}, "PATH"));
+  specs.push_back(graph_command("emit-html", {}, "PATH"));
   specs.push_back(flags_only("pack-weights", {req("manifest"), req("input-dir"), req("output")}));
   specs.push_back(
       flags_only("unpack-weights", {req("weights"), req("manifest"), req("output-dir")}));

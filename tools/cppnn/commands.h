@@ -24,6 +24,8 @@ int run_validate(const std::vector<std::string>& args);
 int run_parse(const std::vector<std::string>& args);
 int run_serialize(const std::vector<std::string>& args);
 int run_fmt(const std::vector<std::string>& args);
+int run_emit_js(const std::vector<std::string>& args);
+int run_emit_html(const std::vector<std::string>& args);
 int run_pack_weights(const std::vector<std::string>& args);
 int run_unpack_weights(const std::vector<std::string>& args);
 int run_create_manifest(const std::vector<std::string>& args);
