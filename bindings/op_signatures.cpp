@@ -71,7 +71,7 @@ std::vector<Param> params_of(std::string_view name) {
   }
   if constexpr (std::is_same_v<S, sig::Cast>) {
     operands({"input"});
-    p.push_back({"type", ParamKind::kDataType});
+    p.push_back({"dataType", ParamKind::kDataType});  // renamed from `type` in #888
   }
   if constexpr (std::is_same_v<S, sig::Concat>) {
     p.push_back({"inputs", ParamKind::kOperandList});
