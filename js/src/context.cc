@@ -233,16 +233,17 @@ Napi::Value Context::dispatch(const Napi::CallbackInfo& info) {
         return t->tensor();
       };
     };
-    const MLNamedTensors inputs =
-        to_record<MLTensor>(info[1], "dispatch: inputs", tensors("inputs"));
-    const MLNamedTensors outputs =
-        to_record<MLTensor>(info[2], "dispatch: outputs", tensors("outputs"));
+    MLNamedTensors inputs = to_record<MLTensor>(info[1], "dispatch: inputs", tensors("inputs"));
+    MLNamedTensors outputs = to_record<MLTensor>(info[2], "dispatch: outputs", tensors("outputs"));
     check_dispatch(context_, g->graph(), inputs, outputs);
     MLContext c = context_;
     MLGraph graph = g->graph();
     // No completion signal (§4): a failure while running is dropped, as in the spec.
     timeline_->enqueue(
-        env, [c, graph, inputs, outputs]() mutable { c.dispatch(graph, inputs, outputs); },
+        env,
+        [c, graph, inputs = std::move(inputs), outputs = std::move(outputs)]() mutable {
+          c.dispatch(graph, inputs, outputs);
+        },
         nullptr);
   });
   return env.Undefined();

@@ -61,43 +61,24 @@ Napi::Value Operand::shape(const Napi::CallbackInfo& info) {
 
 // ---- MLGraph ------------------------------------------------------------------------------------
 
-// MLGraph's constructor arguments after the key: the handle and the context's timeline.
-struct GraphInit {
-  MLGraph graph;
-  std::shared_ptr<Timeline> timeline;
-};
-
 Napi::Function Graph::define(Napi::Env env) {
   return DefineClass(env, "MLGraph", {InstanceMethod<&Graph::destroy>("destroy")});
 }
 
 Napi::Object Graph::make(Napi::Env env, MLGraph graph, std::shared_ptr<Timeline> timeline) {
-  return construct(env, addon_data(env).graph, GraphInit{std::move(graph), std::move(timeline)});
+  return construct(env, addon_data(env).graph,
+                   TimelineHandle<MLGraph>{std::move(graph), std::move(timeline)});
 }
 
-Graph::Graph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Graph>(info) {
-  GraphInit init = take_handle<GraphInit>(info);
-  graph_ = std::move(init.graph);
-  timeline_ = std::move(init.timeline);
-}
+Graph::Graph(const Napi::CallbackInfo& info)
+    : Napi::ObjectWrap<Graph>(info), graph_(take_handle<TimelineHandle<MLGraph>>(info)) {}
 
 Napi::Value Graph::destroy(const Napi::CallbackInfo& info) {
-  if (!destroyed_) {
-    destroyed_ = true;
-    MLGraph graph = *graph_;
-    timeline_->enqueue(
-        info.Env(), [graph]() mutable { graph.destroy(); }, nullptr);
-  }
+  graph_.destroy(info.Env());
   return info.Env().Undefined();
 }
 
 // ---- MLTensor -----------------------------------------------------------------------------------
-
-// MLTensor's constructor arguments after the key.
-struct TensorInit {
-  MLTensor tensor;
-  std::shared_ptr<Timeline> timeline;
-};
 
 Napi::Function Tensor::define(Napi::Env env) {
   return DefineClass(env, "MLTensor",
@@ -110,19 +91,19 @@ Napi::Function Tensor::define(Napi::Env env) {
 }
 
 Napi::Value Tensor::data_type(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), std::string(data_type_name(tensor_.dataType())));
+  return Napi::String::New(info.Env(), std::string(data_type_name(tensor_.handle.dataType())));
 }
 Napi::Value Tensor::shape(const Napi::CallbackInfo& info) {
-  return shape_array(info.Env(), tensor_.shape());
+  return shape_array(info.Env(), tensor_.handle.shape());
 }
 Napi::Value Tensor::readable(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), tensor_.readable());
+  return Napi::Boolean::New(info.Env(), tensor_.handle.readable());
 }
 Napi::Value Tensor::writable(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), tensor_.writable());
+  return Napi::Boolean::New(info.Env(), tensor_.handle.writable());
 }
 Napi::Value Tensor::constant(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), tensor_.constant());
+  return Napi::Boolean::New(info.Env(), tensor_.handle.constant());
 }
 
 void Tensor::add_pending_read(std::shared_ptr<PendingRead> read) {
@@ -131,19 +112,16 @@ void Tensor::add_pending_read(std::shared_ptr<PendingRead> read) {
 }
 
 Napi::Object Tensor::make(Napi::Env env, MLTensor tensor, std::shared_ptr<Timeline> timeline) {
-  return construct(env, addon_data(env).tensor, TensorInit{std::move(tensor), std::move(timeline)});
+  return construct(env, addon_data(env).tensor,
+                   TimelineHandle<MLTensor>{std::move(tensor), std::move(timeline)});
 }
 
-Tensor::Tensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Tensor>(info) {
-  TensorInit init = take_handle<TensorInit>(info);
-  tensor_ = std::move(init.tensor);
-  timeline_ = std::move(init.timeline);
-}
+Tensor::Tensor(const Napi::CallbackInfo& info)
+    : Napi::ObjectWrap<Tensor>(info), tensor_(take_handle<TimelineHandle<MLTensor>>(info)) {}
 
 Napi::Value Tensor::destroy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (destroyed_) return env.Undefined();
-  destroyed_ = true;
+  if (!tensor_.destroy(env)) return env.Undefined();
   for (const std::shared_ptr<PendingRead>& read : reads_) {
     if (read->settled) continue;
     read->settled = true;
@@ -151,9 +129,6 @@ Napi::Value Tensor::destroy(const Napi::CallbackInfo& info) {
         dom_exception(env, "InvalidStateError", "readTensor: the tensor was destroyed"));
   }
   reads_.clear();
-  MLTensor tensor = tensor_;
-  timeline_->enqueue(
-      env, [tensor]() mutable { tensor.destroy(); }, nullptr);
   return env.Undefined();
 }
 

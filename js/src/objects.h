@@ -5,7 +5,6 @@
 #include <napi.h>
 
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "cppnn/graph.h"
@@ -14,6 +13,25 @@
 #include "timeline.h"
 
 namespace cppnn::node {
+
+// A C++ handle (MLGraph or MLTensor) owned by a JavaScript object, with its context's timeline.
+// destroy() marks it destroyed at once and releases it on the timeline, after the work queued
+// before it (§4 "mark resources freeable").
+template <class Handle>
+struct TimelineHandle {
+  Handle handle;
+  std::shared_ptr<Timeline> timeline;
+  bool destroyed = false;
+
+  // False when it was destroyed already (destroy() is idempotent).
+  bool destroy(Napi::Env env) {
+    if (destroyed) return false;
+    destroyed = true;
+    timeline->enqueue(
+        env, [h = handle]() mutable { h.destroy(); }, nullptr);
+    return true;
+  }
+};
 
 // MLOperand: dataType and shape of an operand of one builder.
 class Operand : public Napi::ObjectWrap<Operand> {
@@ -35,14 +53,12 @@ class Graph : public Napi::ObjectWrap<Graph> {
   static Napi::Function define(Napi::Env env);
   static Napi::Object make(Napi::Env env, MLGraph graph, std::shared_ptr<Timeline> timeline);
   explicit Graph(const Napi::CallbackInfo& info);
-  const MLGraph& graph() const { return *graph_; }
-  bool destroyed() const { return destroyed_ || graph_->is_destroyed(); }
+  const MLGraph& graph() const { return graph_.handle; }
+  bool destroyed() const { return graph_.destroyed || graph_.handle.is_destroyed(); }
 
  private:
   Napi::Value destroy(const Napi::CallbackInfo& info);
-  std::optional<MLGraph> graph_;  // always set (MLGraph has no empty state)
-  std::shared_ptr<Timeline> timeline_;
-  bool destroyed_ = false;
+  TimelineHandle<MLGraph> graph_;
 };
 
 // MLTensor: dataType, shape, readable, writable, constant; destroy() marks it destroyed at
@@ -52,8 +68,8 @@ class Tensor : public Napi::ObjectWrap<Tensor> {
   static Napi::Function define(Napi::Env env);
   static Napi::Object make(Napi::Env env, MLTensor tensor, std::shared_ptr<Timeline> timeline);
   explicit Tensor(const Napi::CallbackInfo& info);
-  const MLTensor& tensor() const { return tensor_; }
-  bool destroyed() const { return destroyed_ || tensor_.is_destroyed(); }
+  const MLTensor& tensor() const { return tensor_.handle; }
+  bool destroyed() const { return tensor_.destroyed || tensor_.handle.is_destroyed(); }
   // A pending readTensor() promise: rejected by destroy(); `settled` tells the read's
   // completion that it has nothing left to do.
   struct PendingRead {
@@ -69,10 +85,8 @@ class Tensor : public Napi::ObjectWrap<Tensor> {
   Napi::Value writable(const Napi::CallbackInfo& info);
   Napi::Value constant(const Napi::CallbackInfo& info);
   Napi::Value destroy(const Napi::CallbackInfo& info);
-  MLTensor tensor_;
-  std::shared_ptr<Timeline> timeline_;
+  TimelineHandle<MLTensor> tensor_;
   std::vector<std::shared_ptr<PendingRead>> reads_;
-  bool destroyed_ = false;
 };
 
 // The C++ object behind a JavaScript MLOperand, MLGraph or MLTensor; nullptr for anything else.

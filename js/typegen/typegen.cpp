@@ -23,6 +23,7 @@
 #include "cppnn/op_type.h"
 #include "cppnn/options.h"
 #include "cppnn/reflect.h"
+#include "generated_file.h"
 #include "op_signatures.h"
 
 namespace cppnn::js {
@@ -359,14 +360,6 @@ std::optional<std::string> generate(std::istream& in, const char* template_path)
   return text.str();
 }
 
-// The current content of `path` ("" when it cannot be read).
-std::string file_text(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int run(const char* template_path, const char* output_path) {
   std::ifstream in(template_path);
   if (!in) {
@@ -375,23 +368,7 @@ int run(const char* template_path, const char* output_path) {
   }
   const std::optional<std::string> text = generate(in, template_path);
   if (!text) return 1;
-  if (file_text(output_path) == *text) return 0;  // unchanged: leave the file alone
-  const std::string temporary = std::string(output_path) + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << *text;
-    if (!out.flush()) {
-      std::cerr << "cppnn-js-typegen: cannot write " << temporary << "\n";
-      return 1;
-    }
-  }
-  if (std::rename(temporary.c_str(), output_path) != 0) {
-    std::cerr << "cppnn-js-typegen: cannot replace " << output_path << "\n";
-    std::remove(temporary.c_str());
-    return 1;
-  }
-  std::cout << "cppnn-js-typegen: wrote " << output_path << "\n";
-  return 0;
+  return bindings::write_generated_file(output_path, *text, "cppnn-js-typegen");
 }
 
 }  // namespace

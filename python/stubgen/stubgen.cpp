@@ -15,6 +15,7 @@
 #include "cppnn/op_type.h"
 #include "cppnn/options.h"
 #include "cppnn/reflect.h"
+#include "generated_file.h"
 #include "op_signatures.h"
 
 namespace cppnn::py {
@@ -198,13 +199,7 @@ int run(const char* template_path, const char* output_path) {
     std::cerr << "cppnn-stubgen: no `# @OPS@` line in " << template_path << "\n";
     return 1;
   }
-  std::ofstream out(output_path, std::ios::binary);
-  out << stub.str();
-  if (!out.flush()) {
-    std::cerr << "cppnn-stubgen: cannot write " << output_path << "\n";
-    return 1;
-  }
-  return 0;
+  return bindings::write_generated_file(output_path, stub.str(), "cppnn-stubgen");
 }
 
 }  // namespace

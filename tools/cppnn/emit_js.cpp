@@ -12,6 +12,7 @@
 #include "src/formats/op_params.h"
 #include "src/formats/webnn_text.h"
 #include "tools/cppnn/emit.h"
+#include "tools/cppnn/graph_cli.h"
 
 namespace cppnn::tool {
 namespace {
@@ -31,7 +32,7 @@ constexpr char kWeightsFileClass[] = {
 constexpr uint64_t kMaxSafeInteger = (uint64_t{1} << 53) - 1;
 
 // A JavaScript double-quoted string literal (JSON escapes are valid JavaScript).
-std::string quoted(std::string_view s) {
+std::string js_literal(std::string_view s) {
   std::string out;
   formats::append_json_string(out, s);
   return out;
@@ -67,7 +68,7 @@ void append_js_value(std::string& out, const DocValue& v) {
       for (size_t i = 0; i < sorted.members.size(); ++i) {
         if (i) out += ',';
         const auto& [key, value] = sorted.members[i];
-        out += key == "__proto__" ? "[\"__proto__\"]" : quoted(key);
+        out += key == "__proto__" ? "[\"__proto__\"]" : js_literal(key);
         out += ':';
         append_js_value(out, value);
       }
@@ -86,7 +87,7 @@ std::string js_value(const DocValue& v) {
 }
 
 std::string env_get(const std::string& name) {
-  return "env.get(" + quoted(name) + ")";
+  return "env.get(" + js_literal(name) + ")";
 }
 
 // `[1, 10]`, a dynamic dimension as `{ name: "batch", maxSize: 8 }`.
@@ -96,7 +97,7 @@ std::string input_shape(const DocInput& in) {
     if (i) out += ", ";
     const formats::DocDim& d = in.shape[i];
     out += d.is_dynamic()
-               ? "{ name: " + quoted(d.name) + ", maxSize: " + std::to_string(d.size) + " }"
+               ? "{ name: " + js_literal(d.name) + ", maxSize: " + std::to_string(d.size) + " }"
                : std::to_string(d.size);
   }
   return out + "]";
@@ -110,31 +111,31 @@ std::string static_shape(const std::vector<uint32_t>& shape) {
 
 // `{ dataType: "float32", shape: [2, 2] }`.
 std::string descriptor(MLOperandDataType type, const std::string& shape) {
-  return "{ dataType: " + quoted(data_type_name(type)) + ", shape: " + shape + " }";
+  return "{ dataType: " + js_literal(data_type_name(type)) + ", shape: " + shape + " }";
 }
 
 void emit_const(std::string& out, const std::string& name, const DocConst& k) {
   const std::string desc = descriptor(k.dataType, static_shape(k.shape));
   switch (k.init.kind) {
     case DocInit::Kind::kWeights:
-      out += "  {\n    const sl = weights.getSlice(" + quoted(k.init.ref) + ");\n";
+      out += "  {\n    const sl = weights.getSlice(" + js_literal(k.init.ref) + ");\n";
       out +=
           "    const buf = weights.buffer.slice(sl.byteOffset, sl.byteOffset + sl.byteLength);\n";
-      out += "    env.set(" + quoted(name) + ", builder.constant(" + desc + ", buf));\n  }\n";
+      out += "    env.set(" + js_literal(name) + ", builder.constant(" + desc + ", buf));\n  }\n";
       return;
     case DocInit::Kind::kScalar: {
       // cppnn: the scalar fills the declared shape (the reference ignores the shape).
-      std::string value = "builder.constant(" + quoted(data_type_name(k.dataType)) + ", " +
+      std::string value = "builder.constant(" + js_literal(data_type_name(k.dataType)) + ", " +
                           js_value(k.init.value) + ")";
       if (!k.shape.empty()) value = "builder.expand(" + value + ", " + static_shape(k.shape) + ")";
-      out += "  env.set(" + quoted(name) + ", " + value + ");\n";
+      out += "  env.set(" + js_literal(name) + ", " + value + ");\n";
       return;
     }
     case DocInit::Kind::kInlineBytes: {
       std::string bytes;
       for (size_t i = 0; i < k.init.bytes.size(); ++i)
         bytes += (i ? ", " : "") + std::to_string(k.init.bytes[i]);
-      out += "  env.set(" + quoted(name) + ", builder.constant(" + desc + ", new Uint8Array([" +
+      out += "  env.set(" + js_literal(name) + ", builder.constant(" + desc + ", new Uint8Array([" +
              bytes + "]).buffer));\n";
       return;
     }
@@ -166,7 +167,7 @@ std::string call_arguments(const DocNode& n, formats::Warnings* warnings) {
       const DocValue* v = formats::find_member(n.options, p);
       std::string text = v ? js_value(*v) : "undefined";
       if (type == OpType::kCast && v && v->kind == DocValue::Kind::kString)
-        if (auto t = formats::parse_text_dtype(v->s)) text = quoted(data_type_name(*t));
+        if (auto t = formats::parse_text_dtype(v->s)) text = js_literal(data_type_name(*t));
       args.push_back(text);
     }
     DocValue::Object rest;
@@ -180,7 +181,7 @@ std::string call_arguments(const DocNode& n, formats::Warnings* warnings) {
       const bool operand =
           value.kind == DocValue::Kind::kString &&
           std::find(operand_options.begin(), operand_options.end(), key) != operand_options.end();
-      options += (i ? "," : "") + (key == "__proto__" ? "[\"__proto__\"]" : quoted(key)) + ":" +
+      options += (i ? "," : "") + (key == "__proto__" ? "[\"__proto__\"]" : js_literal(key)) + ":" +
                  (operand ? env_get(value.s) : js_value(value));
     }
     args.push_back(options + "}");
@@ -192,18 +193,18 @@ std::string call_arguments(const DocNode& n, formats::Warnings* warnings) {
 
 void emit_node(std::string& out, const DocNode& n, formats::Warnings* warnings) {
   if (n.op.empty() && n.inputs.size() == 1) {  // the alias `y = x;`
-    out += "  env.set(" + quoted(n.id) + ", " + env_get(n.inputs[0]) + ");\n";
+    out += "  env.set(" + js_literal(n.id) + ", " + env_get(n.inputs[0]) + ");\n";
     return;
   }
-  const std::string call = "builder[" + quoted(n.op) + "](" + call_arguments(n, warnings) + ")";
+  const std::string call = "builder[" + js_literal(n.op) + "](" + call_arguments(n, warnings) + ")";
   if (!n.outputs) {
-    out += "  env.set(" + quoted(n.id) + ", " + call + ");\n";
+    out += "  env.set(" + js_literal(n.id) + ", " + call + ");\n";
     return;
   }
   out += "  {\n    const tmp = " + call + ";\n";
   const std::vector<std::string>& names = *n.outputs;
   for (size_t i = 0; i < names.size(); ++i)
-    out += "    env.set(" + quoted(names[i]) + ", " +
+    out += "    env.set(" + js_literal(names[i]) + ", " +
            // `[w] = identity(z)`: a single-output op returns an operand, not an array.
            (names.size() == 1 ? std::string("Array.isArray(tmp) ? tmp[0] : tmp")
                               : "tmp[" + std::to_string(i) + "]") +
@@ -224,13 +225,9 @@ std::string comment_safe(std::string s) {
 
 Result<formats::GraphDoc> load_emit_doc(std::string_view content, const std::string& file,
                                         formats::Warnings* warnings) {
-  auto named = [&](ErrorInfo e) {  // every error names the file
-    if (e.message.find(file) == std::string::npos) e.message = file + ": " + e.message;
-    return e;
-  };
   auto doc = formats::read_graph_doc(content, file, warnings);
-  if (!doc) return named(doc.error());
-  if (Status s = formats::validate_graph_doc(*doc); !s) return named(s.error());
+  if (!doc) return in_file(doc.error(), file);
+  if (Status s = formats::validate_graph_doc(*doc); !s) return in_file(s.error(), file);
   return doc;
 }
 
@@ -238,7 +235,7 @@ std::string emit_js_module(const formats::GraphDoc& doc, formats::Warnings* warn
   std::string out(kWeightsFileClass, sizeof kWeightsFileClass - 1);
   out += "\n";
   out += "/**\n * Builds the graph";
-  if (doc.name && !doc.name->empty()) out += " " + comment_safe(quoted(*doc.name));
+  if (doc.name && !doc.name->empty()) out += " " + comment_safe(js_literal(*doc.name));
   out += " (webnn-graph v" + std::to_string(doc.version) +
          ") with the WebNN API.\n"
          " * @param {MLContext} context  the context to build it for\n"
@@ -249,7 +246,7 @@ std::string emit_js_module(const formats::GraphDoc& doc, formats::Warnings* warn
   out += "  const builder = new MLGraphBuilder(context);\n  const env = new Map();\n";
   if (!doc.inputs.empty()) out += "\n";
   for (const auto& [name, in] : doc.inputs)
-    out += "  env.set(" + quoted(name) + ", builder.input(" + quoted(name) + ", " +
+    out += "  env.set(" + js_literal(name) + ", builder.input(" + js_literal(name) + ", " +
            descriptor(in.dataType, input_shape(in)) + "));\n";
   if (!doc.consts.empty()) out += "\n";
   for (const auto& [name, k] : doc.consts) emit_const(out, name, k);
@@ -257,7 +254,7 @@ std::string emit_js_module(const formats::GraphDoc& doc, formats::Warnings* warn
   for (const DocNode& n : doc.nodes) emit_node(out, n, warnings);
   out += "\n  const outputs = {};\n";
   for (const auto& [name, ref] : doc.outputs)
-    out += "  outputs[" + quoted(name) + "] = " + env_get(ref) + ";\n";
+    out += "  outputs[" + js_literal(name) + "] = " + env_get(ref) + ";\n";
   out += "  return await builder.build(outputs);\n}\n";
   return out;
 }

@@ -63,11 +63,6 @@ int report(const ErrorInfo& error) {
   return error.kind == ErrorKind::kUnknownError ? kExitUsage : kExitBadInput;
 }
 
-ErrorInfo in_file(ErrorInfo error, const std::string& file) {
-  if (error.message.find(file) == std::string::npos) error.message = file + ": " + error.message;
-  return error;
-}
-
 ErrorInfo reading(ErrorInfo error, const std::vector<std::string>& files) {
   std::string list;
   for (const std::string& f : files) {

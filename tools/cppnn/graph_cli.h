@@ -42,8 +42,11 @@ Status check_outputs(const std::vector<std::filesystem::path>& outputs,
 // Prints `Error: <message>` and returns 1 (DataError/TypeError...) or 2 (UnknownError).
 int report(const ErrorInfo& error);
 // `error` with `<file>: ` in front, unless its message names the file already: every error
-// about a file names it.
-ErrorInfo in_file(ErrorInfo error, const std::string& file);
+// about a file names it. Inline: emit-js's document loader, unit-tested alone, uses it too.
+inline ErrorInfo in_file(ErrorInfo error, const std::string& file) {
+  if (error.message.find(file) == std::string::npos) error.message = file + ": " + error.message;
+  return error;
+}
 // `error` with ` (reading A, B)` after it, unless its message names one of `files` already.
 ErrorInfo reading(ErrorInfo error, const std::vector<std::string>& files);
 // Prints each warning as `warning: <message>` on stderr.
