@@ -77,9 +77,11 @@ test: test-main test-asan test-fuzz test-python test-node
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
 # throughput, peak memory with large weights, the graph tools against the reference tool
-# (webnn-graph, when installed), the Node.js dispatch round trip against C++. Results under
+# (webnn-graph, when installed), the Node.js dispatch round trip against C++, the cpu backend
+# against ONNX Runtime on four convnets (scripts/fetch-bench-models.sh fetches two). Results under
 # reports/bench-*.json.
 bench: deps
+	@scripts/fetch-bench-models.sh
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done

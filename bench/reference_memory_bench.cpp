@@ -16,9 +16,6 @@
 // backend's planned arena (src/passes/memory_plan.h) against one buffer per intermediate, and
 // writes reports/bench-reference-memory.json. Exit status 1 when the ratio exceeds the target; 0
 // with a note when the model is missing.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/child_process.h"
 #include "cppnn/formats.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
@@ -47,6 +45,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace cppnn;
+using namespace cppnn::bench;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kTarget = 2.0;
@@ -55,34 +54,9 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// The peak resident set of this process in KiB (VmHWM; exec starts it afresh, unlike
-// getrusage's ru_maxrss, which keeps the forked parent's peak).
-long peak_rss_kb() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  return -1;
-}
-
 // The deterministic input image, 1x3xSIZExSIZE float32 in [-1, 1].
 std::vector<float> input_image(uint32_t size) {
-  std::vector<float> x(size_t{3} * size * size);
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = static_cast<float>((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
-  return x;
-}
-
-void write_file(const fs::path& path, std::span<const float> values) {
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(values.data()),
-             static_cast<std::streamsize>(values.size_bytes()));
-}
-
-std::vector<float> read_floats(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<float> v(fs::file_size(path) / sizeof(float));
-  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
-  return v;
+  return pattern_input(size_t{3} * size * size);
 }
 
 // The measured reference run: loads and builds `graph_file`, dispatches once, writes the output
@@ -117,7 +91,7 @@ int measure_reference(const fs::path& graph_file, uint32_t size, const fs::path&
   context.dispatch(graph, inputs, results);
   const std::vector<float> y = context.readTensor<float>(results.begin()->second);
   const double dispatch_ms = ms_since(t);
-  write_file(out, y);
+  write_floats(out, y);
   std::printf("%ld %ld %.3f %.3f\n", start_kb, peak_rss_kb(), build_ms, dispatch_ms);
   return 0;
 }
@@ -148,38 +122,13 @@ int measure_ort([[maybe_unused]] const fs::path& model, [[maybe_unused]] uint32_
   std::vector<Ort::Value> y = session.Run(Ort::RunOptions{nullptr}, &in_c, &x, 1, &out_c, 1);
   const double dispatch_ms = ms_since(t);
   const size_t n = y[0].GetTensorTypeAndShapeInfo().GetElementCount();
-  write_file(out, std::span(y[0].GetTensorData<float>(), n));
+  write_floats(out, std::span(y[0].GetTensorData<float>(), n));
   std::printf("%ld %ld %.3f %.3f\n", start_kb, peak_rss_kb(), build_ms, dispatch_ms);
   return 0;
 #else
   std::fprintf(stderr, "reference_memory_bench: built without ONNX Runtime\n");
   return 3;
 #endif
-}
-
-// Runs `args` (argv[0] first) in a child process and returns its exit status and stdout.
-std::pair<int, std::string> run_child(const std::vector<std::string>& args) {
-  int pipe_fd[2];
-  if (pipe(pipe_fd) != 0) return {-1, ""};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipe_fd[1], 1);
-    close(pipe_fd[0]);
-    close(pipe_fd[1]);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(pipe_fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t r; (r = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(r));
-  close(pipe_fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text};
 }
 
 // One measured side: its child's figures.

@@ -21,7 +21,9 @@ struct PassSelection {
   bool unpack_int4 = false;     // int4/uint4 constants become int8/uint8 once at build
   bool fold_constants = false;  // operations on constants only are computed at build
   bool convert_layout =
-      false;          // convolutions, pools, resample in preferred_layout, transposes sunk
+      false;  // convolutions, pools, resample in preferred_layout, transposes sunk
+  bool fold_batch_norm = false;        // conv2d + per-channel affine ops on constants: one conv2d
+  bool recognize_activations = false;  // elementwise spellings of hardSwish and linear
   bool fuse = false;  // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
 };
 

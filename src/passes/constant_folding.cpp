@@ -120,6 +120,14 @@ class ConstantValues {
 // FoldOptions: whether folding `op` (every input known) is worth its outputs' bytes.
 bool worth_folding(const Graph& graph, const Operation& op, ConstantValues& values,
                    const FoldOptions& options) {
+  // A folded graph output is written by an identity, which takes no 4-bit data (§2): keep an
+  // int4/uint4 output computed.
+  for (OperandId out : op.outputs) {
+    const MLOperandDataType t = graph.descriptor(out).dataType;
+    if (t != MLOperandDataType::kInt4 && t != MLOperandDataType::kUint4) continue;
+    for (const auto& named : graph.outputs)
+      if (named.second == out) return false;
+  }
   if (is_alias(op)) return true;
   const uint64_t inputs = values.input_bytes(op);
   for (OperandId out : op.outputs) {

@@ -1,5 +1,7 @@
 #include "src/passes/pipeline.h"
 
+#include "src/passes/activation_patterns.h"
+#include "src/passes/batch_norm_folding.h"
 #include "src/passes/constant_folding.h"
 #include "src/passes/decompose.h"
 #include "src/passes/fusion.h"
@@ -33,6 +35,9 @@ std::shared_ptr<const Graph> prepare_graph(const BackendDescriptor& backend,
     step([&](const Graph& in, bool* c) { return convert_layout(in, backend, c); });
   if (p.fold_constants)
     step([&](const Graph& in, bool* c) { return fold_constants(in, FoldOptions{}, c); });
+  if (p.fold_batch_norm) step([&](const Graph& in, bool* c) { return fold_batch_norm(in, c); });
+  if (p.recognize_activations)
+    step([&](const Graph& in, bool* c) { return recognize_activations(in, c); });
   if (p.fuse) step([&](const Graph& in, bool* c) { return fuse(in, backend, c); });
   if (!any) return graph;
   return std::make_shared<const Graph>(std::move(g));

@@ -13,23 +13,12 @@
 #include "cppnn/descriptor.h"
 #include "cppnn/errors.h"
 #include "src/backends/reference/element.h"
+#include "src/backends/reference/index_resolution.h"
 #include "src/backends/reference/kernel.h"
 #include "src/backends/reference/strides.h"
 
 namespace cppnn::ref {
 namespace {
-
-// An index value resolved against a dimension of size d: clamped into −d..d−1, then wrapped.
-template <class I>
-int64_t resolve_index(I value, int64_t d) {
-  int64_t v = 0;
-  if constexpr (std::is_unsigned_v<I>) {
-    v = static_cast<int64_t>(std::min<uint64_t>(value, static_cast<uint64_t>(d - 1)));
-  } else {
-    v = std::clamp<int64_t>(value, -d, d - 1);
-  }
-  return v < 0 ? v + d : v;
-}
 
 // Calls f(Tag<I>{}) with the C++ type of an index operand (int32, uint32 or int64).
 template <class F>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "cppnn/errors.h"
 #include "src/backends/reference/kernel.h"
@@ -31,7 +32,8 @@ constexpr size_t kAlignment = 64;  // of every intermediate buffer (a cache line
 // A compiled graph: kernels in topological order and the slot of every operand.
 class Plan final : public CompiledGraph {
  public:
-  explicit Plan(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
+  Plan(std::shared_ptr<const Graph> graph, const KernelSubstitution& substitute)
+      : graph_(std::move(graph)) {
     const Graph& g = *graph_;
     slots_.assign(g.operands.size(), nullptr);
     // Constants point into their (immutable) bytes.
@@ -64,7 +66,14 @@ class Plan final : public CompiledGraph {
         slots_[i] = arena_.get() + plan.offsets[i];
     KernelContext kc{g};
     for (const Operation& op : g.operations) {
-      kernels_.push_back(compile_kernel(kc, op));
+      std::optional<SubstituteKernel> own;
+      if (substitute) own = substitute(op);
+      if (own) {
+        kernels_.push_back(std::move(own->run));
+        if (own->applies_activations) continue;
+      } else {
+        kernels_.push_back(compile_kernel(kc, op));
+      }
       // A fused activation (fusion pass) runs its own kernel on the output, in place.
       for (const FusedActivation& a : op.activations) {
         Operation act;
@@ -114,7 +123,7 @@ class ReferenceBackend final : public Backend {
     return d;
   }
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
-    return std::make_unique<Plan>(std::move(graph));
+    return std::make_unique<Plan>(std::move(graph), KernelSubstitution{});
   }
 };
 
@@ -122,7 +131,12 @@ class ReferenceBackend final : public Backend {
 }  // namespace ref
 
 std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph) {
-  return std::make_unique<ref::Plan>(std::move(graph));
+  return std::make_unique<ref::Plan>(std::move(graph), KernelSubstitution{});
+}
+
+std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph,
+                                                   const KernelSubstitution& substitute) {
+  return std::make_unique<ref::Plan>(std::move(graph), substitute);
 }
 
 std::unique_ptr<Backend> make_reference_backend(const MLContextOptions&) {

@@ -1,0 +1,118 @@
+// The cpu backend's kernels against the machine's limits (docs/performance.md, metric 6): the
+// float32 GEMM on the shapes of PP-OCR's 1×1 and 3×3 convolutions and of a transformer's
+// projections, in GFLOP/s (against the core's FMA peak: about 135 GFLOP/s with AVX2, 270 with
+// AVX-512 on these machines), and the memory-bound kernels (depthwise conv2d, global average
+// pooling, a broadcast add) in GB/s of bytes read and written (against about 19 GB/s copy
+// bandwidth), on one thread, through the backend itself (a one-op graph on a "cpu" context;
+// ONNX Runtime's figures for the same shapes come from cpu_backend_bench's whole models).
+//
+//   cpu_kernels_bench [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "bench/child_process.h"
+#include "cppnn/webnn.h"
+#include "src/backends/cpu/gemm.h"
+
+namespace {
+
+using namespace cppnn;
+
+// C[M,N] = A[M,K]·B[K,N], A packed once (weights), on the calling thread.
+void BM_Gemm(benchmark::State& state) {
+  const size_t m = size_t(state.range(0)), n = size_t(state.range(1)), k = size_t(state.range(2));
+  const std::vector<float> a = bench::pattern_input(m * k), b = bench::pattern_input(k * n);
+  std::vector<float> c(m * n);
+  const cpu::PackedA packed = cpu::PackedA::pack(a.data(), m, k, k, 1);
+  for (auto _ : state) {
+    cpu::GemmOutput out;
+    out.c = c.data();
+    out.ldc = n;
+    cpu::gemm(packed, cpu::MatrixBPacker(b.data(), n, 1), n, out, nullptr);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * double(m * n * k), benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Gemm)
+    ->Args({64, 25600, 64})   // 1×1 conv, 160×160
+    ->Args({128, 6400, 128})  // 1×1 conv, 80×80
+    ->Args({256, 1600, 256})  // 1×1 conv, 40×40
+    ->Args({64, 25600, 576})  // 3×3 conv 64→64, 160×160 (im2col depth 576)
+    ->Args({80, 768, 256})    // transformer projection (seq 80)
+    ->Args({512, 512, 512});
+
+// A one-op graph on the cpu backend, timed per dispatch (numThreads = 1).
+template <class Record>
+void run_one_op(benchmark::State& state, Record&& record, double bytes) {
+  MLContext context = MLContext::create({.backend = "cpu", .numThreads = 1});
+  MLGraphBuilder b(context);
+  MLNamedOperands outs = record(b);
+  MLGraph graph = b.build(outs);
+  MLNamedTensors inputs, outputs;
+  for (const auto& [name, d] : graph.inputs()) {
+    MLTensor t = context.createTensor(MLTensorDescriptor::of(d, false, true));
+    const std::vector<float> v = bench::pattern_input(element_count(d.shape));
+    context.writeTensor(t, std::as_bytes(std::span(v)));
+    inputs.emplace(name, t);
+  }
+  for (const auto& [name, d] : graph.outputs())
+    outputs.emplace(name, context.createTensor(MLTensorDescriptor::of(d, true, false)));
+  for (auto _ : state) {
+    context.dispatch(graph, inputs, outputs);
+    benchmark::DoNotOptimize(context.readTensor<float>(outputs.begin()->second));
+  }
+  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate,
+                                              benchmark::Counter::kIs1000);
+}
+
+// Depthwise 3×3 conv2d, stride state.range(1), on [1, 64, S, S].
+void BM_DepthwiseConv(benchmark::State& state) {
+  const uint32_t s = uint32_t(state.range(0)), stride = uint32_t(state.range(1));
+  const double out = 64.0 * (s / stride) * (s / stride);
+  run_one_op(
+      state,
+      [&](MLGraphBuilder& b) {
+        MLOperand x = b.input("x", {MLOperandDataType::kFloat32, {1, 64, s, s}});
+        MLOperand w =
+            b.constant({MLOperandDataType::kFloat32, {64, 1, 3, 3}}, bench::pattern_input(64 * 9));
+        MLConv2dOptions o;
+        o.groups = 64;
+        o.padding = std::vector<uint32_t>{1, 1, 1, 1};
+        o.strides = std::vector<uint32_t>{stride, stride};
+        return MLNamedOperands{{"y", b.conv2d(x, w, o)}};
+      },
+      4.0 * (64.0 * s * s + out));
+}
+BENCHMARK(BM_DepthwiseConv)->Args({160, 1})->Args({160, 2});
+
+// Global average pooling of [1, 256, 40, 40].
+void BM_GlobalAveragePool(benchmark::State& state) {
+  run_one_op(
+      state,
+      [](MLGraphBuilder& b) {
+        MLOperand x = b.input("x", {MLOperandDataType::kFloat32, {1, 256, 40, 40}});
+        return MLNamedOperands{{"y", b.averagePool2d(x)}};
+      },
+      4.0 * 256 * 40 * 40);
+}
+BENCHMARK(BM_GlobalAveragePool);
+
+// A per-channel broadcast add of [1, 64, 160, 160] and [1, 64, 1, 1].
+void BM_BroadcastAdd(benchmark::State& state) {
+  run_one_op(
+      state,
+      [](MLGraphBuilder& b) {
+        MLOperand x = b.input("x", {MLOperandDataType::kFloat32, {1, 64, 160, 160}});
+        MLOperand c = b.input("c", {MLOperandDataType::kFloat32, {1, 64, 1, 1}});
+        return MLNamedOperands{{"y", b.add(x, c)}};
+      },
+      8.0 * 64 * 160 * 160);
+}
+BENCHMARK(BM_BroadcastAdd);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,51 @@
+// The cpu backend: cppnn's own optimised CPU executor. Every op runs natively (the descriptor has
+// the spec's limits): operations with a fast kernel here (fast_kernel.h) run it, on the backend's
+// thread pool (numThreads), the rest run their reference kernel in the same plan, slot table and
+// liveness-planned arena (reference/reference_backend.h). Graphs go through constant folding, batch
+// normalization and per-channel scales folded into the convolution before them, exporters'
+// spellings of hardSwish and linear recognised, and the conv/matmul + bias + activation fusion
+// first (int4 stays packed: the reference kernels read it).
+#include "src/backends/cpu/cpu_backend.h"
+
+#include "src/backends/cpu/fast_kernel.h"
+
+namespace cppnn {
+namespace {
+
+BackendDescriptor cpu_descriptor() {
+  BackendDescriptor d = BackendDescriptor::with_all_ops("cpu");
+  d.preferred_layout = MLInputOperandLayout::kNchw;
+  d.passes.fold_constants = true;
+  d.passes.fold_batch_norm = true;
+  d.passes.recognize_activations = true;
+  d.passes.fuse = true;
+  return d;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const MLContextOptions& options)
+      : pool_(std::make_shared<cpu::ThreadPool>(options.numThreads)) {}
+
+  const BackendDescriptor& descriptor() const override {
+    static const BackendDescriptor d = cpu_descriptor();
+    return d;
+  }
+
+  std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
+    cpu::CompileContext cc{*graph, pool_};
+    return make_reference_plan(
+        graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); });
+  }
+
+ private:
+  std::shared_ptr<cpu::ThreadPool> pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const MLContextOptions& options) {
+  return std::make_unique<CpuBackend>(options);
+}
+
+}  // namespace cppnn

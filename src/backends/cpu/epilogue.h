@@ -1,0 +1,34 @@
+// The activations a cpu kernel applies to its output while it is still in cache: the chain the
+// fusion pass recorded on a conv2d/convTranspose2d/matmul/gemm (Operation::activations), for the
+// activations with an exact float32 form (relu, clamp, leakyRelu, hardSwish, hardSigmoid,
+// linear; webnn-spec.md §2). Options are cast to float32 first (§3.6), as the reference does.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cppnn/graph_model.h"
+
+namespace cppnn::cpu {
+
+struct Epilogue {
+  enum class Kind : uint8_t { kRelu, kClamp, kLeakyRelu, kHardSwish, kHardSigmoid, kLinear };
+  struct Step {
+    Kind kind = Kind::kRelu;
+    float a = 0, b = 0;  // clamp: min, max; leakyRelu: alpha; hardSigmoid, linear: alpha, beta
+  };
+  std::array<Step, 4> steps{};
+  uint8_t count = 0;
+
+  // The epilogue of `activations` on a float32 output, or nullopt when one of them has no form
+  // here (the caller then leaves them all to the reference kernels).
+  static std::optional<Epilogue> from(const std::vector<FusedActivation>& activations);
+  bool empty() const { return count == 0; }
+  // Applies the steps in order to p[0..n).
+  void apply(float* p, size_t n) const;
+};
+
+}  // namespace cppnn::cpu

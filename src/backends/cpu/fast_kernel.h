@@ -1,0 +1,60 @@
+// The cpu backend's kernels: for an operation, a compile_fast_*() function returns a kernel when
+// this backend has a fast form for its data types, layouts and options, or nullopt, in which case
+// the plan runs the reference kernel (src/backends/reference/). Kernels read and write operand
+// data through the slot table, as the reference kernels do (reference/kernel.h).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+
+#include "cppnn/graph_model.h"
+#include "src/backends/cpu/thread_pool.h"
+#include "src/backends/reference/reference_backend.h"
+
+namespace cppnn::cpu {
+
+// What a fast kernel compiler may look at.
+struct CompileContext {
+  const Graph& graph;
+  std::shared_ptr<ThreadPool> pool;  // kernels capture it (it outlives every plan using it)
+  const MLOperandDescriptor& desc(OperandId id) const { return graph.descriptor(id); }
+  // The bytes of a constant operand, or nullptr when `id` is not a constant.
+  const std::byte* constant(OperandId id) const {
+    const OperandInfo& info = graph.operands.at(id.value);
+    return info.kind == OperandKind::kConstant ? graph.constants[info.producer].data() : nullptr;
+  }
+};
+
+// A compiled fast kernel (run, and whether it also applies op.activations; otherwise the plan runs
+// them after it on the reference kernels).
+using FastKernel = SubstituteKernel;
+
+// The cpu backend's kernel for `op`, or nullopt (fast_kernels.cpp: by op type, to the family
+// compilers below).
+std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Operation& op);
+
+// Family compilers (each nullopt where the case has no fast form):
+// conv2d (im2col/1x1 GEMM, grouped; depthwise ones go to compile_fast_depthwise_conv2d),
+// convolution.cpp
+std::optional<FastKernel> compile_fast_conv2d(const CompileContext& cc, const Operation& op);
+// convTranspose2d (GEMM + col2im), conv_transpose.cpp
+std::optional<FastKernel> compile_fast_conv_transpose2d(const CompileContext& cc,
+                                                        const Operation& op);
+// conv2d with groups == input channels (depthwise, channel multiplier 1 or more), depthwise.cpp
+std::optional<FastKernel> compile_fast_depthwise_conv2d(const CompileContext& cc,
+                                                        const Operation& op);
+// averagePool2d, maxPool2d, pooling.cpp
+std::optional<FastKernel> compile_fast_pool2d(const CompileContext& cc, const Operation& op);
+// matmul and gemm, matrix.cpp
+std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Operation& op);
+// gather with constant indices, gather.cpp
+std::optional<FastKernel> compile_fast_gather(const CompileContext& cc, const Operation& op);
+// softmax (the reference's double computation, rows over the pool), softmax.cpp
+std::optional<FastKernel> compile_fast_softmax(const CompileContext& cc, const Operation& op);
+// add, sub, mul, div, max, min (broadcasting), elementwise_binary.cpp
+std::optional<FastKernel> compile_fast_binary(const CompileContext& cc, const Operation& op);
+// exact float32 unary maps (relu, clamp, hardSwish, ...), elementwise_unary.cpp
+std::optional<FastKernel> compile_fast_unary(const CompileContext& cc, const Operation& op);
+
+}  // namespace cppnn::cpu

@@ -1,0 +1,44 @@
+// The cpu backend's kernel table: which family compiler handles which op (fast_kernel.h). Ops
+// not listed run on the reference kernels.
+#include "src/backends/cpu/fast_kernel.h"
+
+namespace cppnn::cpu {
+
+std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Operation& op) {
+  using enum OpType;
+  switch (op.type) {
+    case kConv2d:
+      if (auto k = compile_fast_depthwise_conv2d(cc, op)) return k;
+      return compile_fast_conv2d(cc, op);
+    case kConvTranspose2d:
+      return compile_fast_conv_transpose2d(cc, op);
+    case kAveragePool2d:
+    case kMaxPool2d:
+      return compile_fast_pool2d(cc, op);
+    case kSoftmax:
+      return compile_fast_softmax(cc, op);
+    case kGather:
+      return compile_fast_gather(cc, op);
+    case kMatmul:
+    case kGemm:
+      return compile_fast_matrix(cc, op);
+    case kAdd:
+    case kSub:
+    case kMul:
+    case kDiv:
+    case kMax:
+    case kMin:
+      return compile_fast_binary(cc, op);
+    case kRelu:
+    case kClamp:
+    case kLeakyRelu:
+    case kHardSwish:
+    case kHardSigmoid:
+    case kLinear:
+      return compile_fast_unary(cc, op);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace cppnn::cpu

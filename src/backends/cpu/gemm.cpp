@@ -1,0 +1,245 @@
+// The cpu backend's blocked float32 GEMM (gemm.h).
+#include "src/backends/cpu/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "src/backends/cpu/cpu_features.h"
+
+#if CPPNN_CPU_X86
+#include <immintrin.h>
+#endif
+
+namespace cppnn::cpu {
+namespace {
+
+constexpr size_t MR = kGemmMR, NR = kGemmNR;
+
+// One register tile, portable: c(i, j) for i < mr, j < nr from the packed panels, then either
+// added to c (load_c), or written with the row bias (when set).
+CPPNN_CPU_CLONES void tile_portable(size_t kc, const float* a, const float* b, float* c, size_t ldc,
+                                    size_t mr, size_t nr, bool load_c, const float* bias) {
+  float acc[MR][NR] = {};
+  for (size_t l = 0; l < kc; ++l) {
+    const float* bl = b + l * NR;
+    const float* al = a + l * MR;
+    for (size_t i = 0; i < MR; ++i) {
+      const float ai = al[i];
+      for (size_t j = 0; j < NR; ++j) acc[i][j] += ai * bl[j];
+    }
+  }
+  for (size_t i = 0; i < mr; ++i) {
+    float* row = c + i * ldc;
+    const float add = bias ? bias[i] : 0.0f;
+    for (size_t j = 0; j < nr; ++j) row[j] = load_c ? row[j] + acc[i][j] : acc[i][j] + add;
+  }
+}
+
+#if CPPNN_CPU_X86
+// The same tile with AVX-512: 24 accumulators (12 rows × 2 vectors of 16), the row broadcasts
+// folded into the FMAs; masked loads and stores for partial tiles.
+CPPNN_TARGET_AVX512 void tile_avx512(size_t kc, const float* a, const float* b, float* c,
+                                     size_t ldc, size_t mr, size_t nr, bool load_c,
+                                     const float* bias) {
+  __m512 c0[MR], c1[MR];
+#pragma GCC unroll 12
+  for (size_t i = 0; i < MR; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (size_t l = 0; l < kc; ++l) {
+    const __m512 b0 = _mm512_loadu_ps(b + l * NR);
+    const __m512 b1 = _mm512_loadu_ps(b + l * NR + 16);
+    const float* al = a + l * MR;
+#pragma GCC unroll 12
+    for (size_t i = 0; i < MR; ++i) {
+      const __m512 ai = _mm512_set1_ps(al[i]);
+      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+    }
+  }
+  const __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  const __mmask16 m1 = nr >= 32  ? __mmask16(0xFFFF)
+                       : nr > 16 ? __mmask16((1u << (nr - 16)) - 1)
+                                 : __mmask16(0);
+#pragma GCC unroll 12
+  for (size_t i = 0; i < MR; ++i) {
+    if (i >= mr) break;
+    float* row = c + i * ldc;
+    __m512 v0 = c0[i], v1 = c1[i];
+    if (load_c) {
+      v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), v0);
+      v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), v1);
+    } else if (bias) {
+      const __m512 bi = _mm512_set1_ps(bias[i]);
+      v0 = _mm512_add_ps(v0, bi);
+      v1 = _mm512_add_ps(v1, bi);
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+// The same tile with AVX2: four 6×16 sub-tiles (12 accumulators each, the classic FMA kernel) over
+// the same packed panels, into a local tile, then written out like the portable one.
+CPPNN_TARGET_AVX2 void tile_avx2(size_t kc, const float* a, const float* b, float* c, size_t ldc,
+                                 size_t mr, size_t nr, bool load_c, const float* bias) {
+  alignas(32) float acc[MR][NR];
+  for (size_t i0 = 0; i0 < MR; i0 += 6) {
+    if (i0 >= mr) break;
+    for (size_t j0 = 0; j0 < NR; j0 += 16) {
+      if (j0 >= nr) break;
+      __m256 c0[6], c1[6];
+#pragma GCC unroll 6
+      for (size_t i = 0; i < 6; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+      const float* bp = b + j0;
+      const float* ap = a + i0;
+      for (size_t l = 0; l < kc; ++l) {
+        const __m256 b0 = _mm256_loadu_ps(bp + l * NR);
+        const __m256 b1 = _mm256_loadu_ps(bp + l * NR + 8);
+#pragma GCC unroll 6
+        for (size_t i = 0; i < 6; ++i) {
+          const __m256 ai = _mm256_broadcast_ss(ap + l * MR + i);
+          c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
+          c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
+        }
+      }
+#pragma GCC unroll 6
+      for (size_t i = 0; i < 6; ++i) {
+        _mm256_store_ps(&acc[i0 + i][j0], c0[i]);
+        _mm256_store_ps(&acc[i0 + i][j0 + 8], c1[i]);
+      }
+    }
+  }
+  for (size_t i = 0; i < mr; ++i) {
+    float* row = c + i * ldc;
+    const float add = bias ? bias[i] : 0.0f;
+    if (load_c) {
+      for (size_t j = 0; j < nr; ++j) row[j] += acc[i][j];
+    } else {
+      for (size_t j = 0; j < nr; ++j) row[j] = acc[i][j] + add;
+    }
+  }
+}
+#endif
+
+using TileFn = void (*)(size_t, const float*, const float*, float*, size_t, size_t, size_t, bool,
+                        const float*);
+
+TileFn tile_function() {
+#if CPPNN_CPU_X86
+  if (has_avx512()) return &tile_avx512;
+  if (has_avx2_fma()) return &tile_avx2;
+#endif
+  return &tile_portable;
+}
+
+// Per-thread scratch for packed B blocks (grown, never shrunk).
+float* b_scratch(size_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+}  // namespace
+
+void PackedA::pack_into(PackedA& out, const float* a, size_t m, size_t k, size_t row_stride,
+                        size_t col_stride, float scale) {
+  out.rows = m;
+  out.depth = k;
+  out.data.assign(out.panels() * k * MR, 0.0f);
+  for (size_t p = 0; p < out.panels(); ++p) {
+    float* dst = out.data.data() + p * k * MR;
+    const size_t rows = std::min(MR, m - p * MR);
+    for (size_t i = 0; i < rows; ++i) {
+      const float* src = a + (p * MR + i) * row_stride;
+      for (size_t l = 0; l < k; ++l) dst[l * MR + i] = src[l * col_stride] * scale;
+    }
+  }
+}
+
+PackedA PackedA::pack(const float* a, size_t m, size_t k, size_t row_stride, size_t col_stride,
+                      float scale) {
+  PackedA out;
+  pack_into(out, a, m, k, row_stride, col_stride, scale);
+  return out;
+}
+
+namespace {
+
+// MatrixBPacker::pack's loops (a free function: virtual functions cannot be multi-versioned).
+CPPNN_CPU_CLONES void pack_matrix_b(const float* b, size_t row_stride, size_t col_stride, size_t k0,
+                                    size_t kc, size_t n0, size_t nc, float* dst) {
+  for (size_t jp = 0; jp * NR < nc; ++jp) {
+    const size_t cols = std::min(NR, nc - jp * NR);
+    float* panel = dst + jp * kc * NR;
+    for (size_t l = 0; l < kc; ++l) {
+      const float* src = b + (k0 + l) * row_stride + (n0 + jp * NR) * col_stride;
+      float* out = panel + l * NR;
+      if (col_stride == 1) {
+        std::memcpy(out, src, cols * sizeof(float));
+      } else {
+        for (size_t j = 0; j < cols; ++j) out[j] = src[j * col_stride];
+      }
+      for (size_t j = cols; j < NR; ++j) out[j] = 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+void MatrixBPacker::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const {
+  pack_matrix_b(b_, row_stride_, col_stride_, k0, kc, n0, nc, dst);
+}
+
+void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, ThreadPool* pool) {
+  const size_t m = a.rows, k = a.depth;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum: the bias (or what c holds), then the epilogue
+    for (size_t i = 0; i < m; ++i) {
+      float* row = out.c + i * out.ldc;
+      if (!out.accumulate) std::fill(row, row + n, out.row_bias ? out.row_bias[i] : 0.0f);
+      if (out.epilogue) out.epilogue->apply(row, n);
+    }
+    return;
+  }
+  static const TileFn tile = tile_function();
+  const size_t n_blocks = (n + kGemmNC - 1) / kGemmNC;
+  const size_t threads = pool ? pool->size() : 1;
+  // Split the rows too when there are too few column blocks to keep every thread busy.
+  size_t m_groups = 1;
+  while (n_blocks * m_groups < 2 * threads && m_groups * 2 <= a.panels()) m_groups *= 2;
+  const size_t panels_per_group = (a.panels() + m_groups - 1) / m_groups;
+  auto task = [&](size_t t) {
+    const size_t nb = t % n_blocks, mg = t / n_blocks;
+    const size_t n0 = nb * kGemmNC, nc = std::min(kGemmNC, n - n0);
+    const size_t p0 = mg * panels_per_group;
+    const size_t p1 = std::min(a.panels(), p0 + panels_per_group);
+    if (p0 >= p1) return;
+    const size_t nc_padded = (nc + NR - 1) / NR * NR;
+    float* packed = b_scratch(std::min(kGemmKC, k) * nc_padded);
+    for (size_t k0 = 0; k0 < k; k0 += kGemmKC) {
+      const size_t kc = std::min(kGemmKC, k - k0);
+      b.pack(k0, kc, n0, nc, packed);
+      const bool load_c = out.accumulate || k0 > 0;
+      for (size_t p = p0; p < p1; ++p) {
+        const float* ap = a.panel(p) + k0 * MR;
+        const size_t mr = std::min(MR, m - p * MR);
+        const float* bias = !load_c && out.row_bias ? out.row_bias + p * MR : nullptr;
+        for (size_t jp = 0; jp * NR < nc; ++jp) {
+          const size_t nr = std::min(NR, nc - jp * NR);
+          tile(kc, ap, packed + jp * kc * NR, out.c + p * MR * out.ldc + n0 + jp * NR, out.ldc, mr,
+               nr, load_c, bias);
+        }
+      }
+    }
+    if (out.epilogue && !out.epilogue->empty())
+      for (size_t i = p0 * MR; i < std::min(m, p1 * MR); ++i)
+        out.epilogue->apply(out.c + i * out.ldc + n0, nc);
+  };
+  const size_t tasks = n_blocks * m_groups;
+  if (pool && tasks > 1) {
+    pool->parallel_for(tasks, task);
+  } else {
+    for (size_t t = 0; t < tasks; ++t) task(t);
+  }
+}
+
+}  // namespace cppnn::cpu

@@ -1,0 +1,70 @@
+// The cpu backend's float32 matrix product C = A·B (+ a bias per row) with a fused epilogue:
+// A packed once into panels of kGemmMR rows (weights at build), B packed block by block by a
+// BPacker (a plain matrix, or a convolution's implicit im2col), blocked for the caches (kGemmKC
+// deep, kGemmNC wide) and split over the thread pool. The inner kernel is AVX-512 where the CPU
+// has it (12×32 register tile), portable loops otherwise; products accumulate in float32 with FMA.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "src/backends/cpu/epilogue.h"
+#include "src/backends/cpu/thread_pool.h"
+
+namespace cppnn::cpu {
+
+inline constexpr size_t kGemmMR = 12;   // rows of the register tile
+inline constexpr size_t kGemmNR = 32;   // columns of the register tile
+inline constexpr size_t kGemmKC = 256;  // depth of one packed block
+inline constexpr size_t kGemmNC = 256;  // columns of one packed B block
+
+// A packed into panels: panel p holds rows [p·MR, p·MR + MR) as depth × MR values (rows past m
+// are zeros).
+struct PackedA {
+  size_t rows = 0, depth = 0;
+  std::vector<float> data;
+  // Packs a(i, l) = a[i·row_stride + l·col_stride] for i < m, l < k, times `scale`.
+  static PackedA pack(const float* a, size_t m, size_t k, size_t row_stride, size_t col_stride,
+                      float scale = 1.0f);
+  // The same into `out` (reusing its storage).
+  static void pack_into(PackedA& out, const float* a, size_t m, size_t k, size_t row_stride,
+                        size_t col_stride, float scale = 1.0f);
+  size_t panels() const { return (rows + kGemmMR - 1) / kGemmMR; }
+  const float* panel(size_t p) const { return data.data() + p * depth * kGemmMR; }
+};
+
+// Produces packed blocks of B (depth × n): pack(k0, kc, n0, nc, dst) writes columns
+// [n0, n0 + nc) of rows [k0, k0 + kc) as panels of NR columns, dst[(j / NR)·kc·NR + l·NR + j % NR]
+// for j < nc rounded up to NR (the padding columns zero). Called concurrently from the pool.
+class BPacker {
+ public:
+  virtual ~BPacker() = default;
+  virtual void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const = 0;
+};
+
+// B as a strided matrix: b(l, j) = b[l·row_stride + j·col_stride].
+class MatrixBPacker final : public BPacker {
+ public:
+  MatrixBPacker(const float* b, size_t row_stride, size_t col_stride)
+      : b_(b), row_stride_(row_stride), col_stride_(col_stride) {}
+  void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override;
+
+ private:
+  const float* b_;
+  size_t row_stride_, col_stride_;
+};
+
+// Where the product goes: c(i, j) = c[i·ldc + j]. With `accumulate`, the product is added to
+// what c holds; otherwise c = product + row_bias[i] (when row_bias is set). Then `epilogue`.
+struct GemmOutput {
+  float* c = nullptr;
+  size_t ldc = 0;
+  const float* row_bias = nullptr;
+  bool accumulate = false;
+  const Epilogue* epilogue = nullptr;
+};
+
+// C = A·B for A m × depth (packed), B depth × n. `pool` may be null (the calling thread only).
+void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, ThreadPool* pool);
+
+}  // namespace cppnn::cpu

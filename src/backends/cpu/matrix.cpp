@@ -1,0 +1,156 @@
+// matmul and gemm on the cpu backend (webnn-spec.md §2 rows 52 and 63), float32, through the
+// blocked GEMM (gemm.h): the left operand is packed per call (a constant one once at build), the
+// right one read block by block in place. matmul broadcasts its batch dimensions; gemm's C is
+// broadcast to [M, N] and scaled by β into the output first, α scales the packed A, and the
+// product is added on top. Fused activations run in the GEMM's epilogue.
+#include <memory>
+
+#include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/gemm.h"
+#include "src/backends/reference/strides.h"
+#include "src/ops/shape_utils.h"
+
+namespace cppnn::cpu {
+namespace {
+
+const float* floats(std::span<std::byte* const> slots, OperandId id) {
+  return reinterpret_cast<const float*>(slots[id.value]);
+}
+
+// A per-call packed copy of a runtime left operand (per thread; grown, never shrunk).
+PackedA& scratch_a() {
+  thread_local PackedA a;
+  return a;
+}
+
+// matmul over broadcast batches.
+struct MatmulKernel {
+  OperandId a, b, out;
+  size_t m, k, n;
+  Dims out_batch;
+  std::array<ref::Strides, 3> batch_strides;  // a, b, out, in elements
+  std::shared_ptr<const PackedA> constant_a;  // a packed at build when it is one constant matrix
+  std::optional<Epilogue> epilogue;
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    const float* pa = floats(slots, a);
+    const float* pb = floats(slots, b);
+    float* py = reinterpret_cast<float*>(slots[out.value]);
+    ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
+      const PackedA* packed = constant_a.get();
+      if (!packed) {
+        PackedA::pack_into(scratch_a(), pa + o[0], m, k, k, 1);
+        packed = &scratch_a();
+      }
+      GemmOutput go;
+      go.c = py + o[2];
+      go.ldc = n;
+      go.epilogue = epilogue ? &*epilogue : nullptr;
+      gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, pool.get());
+    });
+  }
+};
+
+// gemm: y = α·A'·B' + β·C.
+struct GemmKernel {
+  OperandId a, b, c, out;
+  size_t m, k, n;
+  bool a_t, b_t;
+  float alpha, beta;
+  ref::Strides c_strides;
+  std::shared_ptr<const PackedA> constant_a;
+  std::optional<Epilogue> epilogue;
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    const float* pa = floats(slots, a);
+    const float* pb = floats(slots, b);
+    float* py = reinterpret_cast<float*>(slots[out.value]);
+    const PackedA* packed = constant_a.get();
+    if (!packed) {
+      PackedA::pack_into(scratch_a(), pa, m, k, a_t ? 1 : k, a_t ? m : 1, alpha);
+      packed = &scratch_a();
+    }
+    GemmOutput go;
+    go.c = py;
+    go.ldc = n;
+    go.epilogue = epilogue ? &*epilogue : nullptr;
+    if (c.valid()) {
+      const float* pc = floats(slots, c);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j)
+          py[i * n + j] = beta * pc[i * c_strides[0] + j * c_strides[1]];
+      go.accumulate = true;
+    }
+    gemm(*packed, MatrixBPacker(pb, b_t ? 1 : n, b_t ? k : 1), n, go, pool.get());
+  }
+};
+
+std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operation& op) {
+  const OperandId a = op.inputs[0], b = op.inputs[1], out = op.outputs[0];
+  const Dims& as = cc.desc(a).shape;
+  const Dims& bs = cc.desc(b).shape;
+  const Dims& os = cc.desc(out).shape;
+  if (as.size() < 2 || bs.size() < 2 || os.size() < 2) return std::nullopt;
+  MatmulKernel kern;
+  kern.a = a;
+  kern.b = b;
+  kern.out = out;
+  kern.m = as[as.size() - 2];
+  kern.k = as.back();
+  kern.n = bs.back();
+  kern.out_batch = Dims(os.begin(), os.end() - 2);
+  kern.batch_strides = {ref::broadcast_strides(Dims(as.begin(), as.end() - 2), kern.out_batch),
+                        ref::broadcast_strides(Dims(bs.begin(), bs.end() - 2), kern.out_batch),
+                        ref::contiguous_strides(kern.out_batch)};
+  for (int64_t& s : kern.batch_strides[0]) s *= int64_t(kern.m * kern.k);
+  for (int64_t& s : kern.batch_strides[1]) s *= int64_t(kern.k * kern.n);
+  for (int64_t& s : kern.batch_strides[2]) s *= int64_t(kern.m * kern.n);
+  if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k)
+    kern.constant_a = std::make_shared<const PackedA>(
+        PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
+  kern.epilogue = Epilogue::from(op.activations);
+  kern.pool = cc.pool;
+  const bool applies = kern.epilogue.has_value();
+  return FastKernel{std::move(kern), applies};
+}
+
+std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation& op) {
+  const auto& o = attrs_of<OpType::kGemm>(op.attrs).options;
+  GemmKernel kern;
+  kern.a = op.inputs[0];
+  kern.b = op.inputs[1];
+  kern.c = op.inputs.size() > 2 ? op.inputs[2] : kNoOperand;
+  kern.out = op.outputs[0];
+  const Dims& as = cc.desc(kern.a).shape;
+  const Dims& bs = cc.desc(kern.b).shape;
+  kern.a_t = o.aTranspose;
+  kern.b_t = o.bTranspose;
+  kern.m = kern.a_t ? as[1] : as[0];
+  kern.k = kern.a_t ? as[0] : as[1];
+  kern.n = kern.b_t ? bs[0] : bs[1];
+  kern.alpha = static_cast<float>(o.alpha);  // cast to the input type first (§3.6)
+  kern.beta = static_cast<float>(o.beta);
+  if (kern.c.valid())
+    kern.c_strides =
+        ref::broadcast_strides(cc.desc(kern.c).shape, Dims{uint32_t(kern.m), uint32_t(kern.n)});
+  if (const std::byte* ca = cc.constant(kern.a))
+    kern.constant_a = std::make_shared<const PackedA>(
+        PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.a_t ? 1 : kern.k,
+                      kern.a_t ? kern.m : 1, kern.alpha));
+  kern.epilogue = Epilogue::from(op.activations);
+  kern.pool = cc.pool;
+  const bool applies = kern.epilogue.has_value();
+  return FastKernel{std::move(kern), applies};
+}
+
+}  // namespace
+
+std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Operation& op) {
+  for (OperandId id : op.inputs)
+    if (id.valid() && cc.desc(id).dataType != MLOperandDataType::kFloat32) return std::nullopt;
+  return op.type == OpType::kGemm ? compile_gemm(cc, op) : compile_matmul(cc, op);
+}
+
+}  // namespace cppnn::cpu
