@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cppnn/number.h"
 #include "src/ops/convolution_params.h"
 #include "src/passes/rewriter.h"
 
@@ -66,7 +67,8 @@ bool batch_norm_affine(const Graph& g, const Operation& bn, size_t channel_axis,
   };
   std::vector<float> scale, beta;
   if (!optional_floats(3, 1.0f, &scale) || !optional_floats(4, 0.0f, &beta)) return false;
-  const double epsilon = double(float(bo.epsilon));
+  // epsilon cast to float32 first (§3.6; an out-of-range value becomes +Infinity).
+  const double epsilon = MLNumber(bo.epsilon).cast_to_double(MLOperandDataType::kFloat32);
   for (uint32_t c = 0; c < channels; ++c) {
     const double k = double(scale[c]) / std::sqrt(double(variance[c]) + epsilon);
     s[c] = k;

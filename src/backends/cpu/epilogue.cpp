@@ -10,7 +10,7 @@ namespace {
 
 // A double option cast to float32 (§3.6).
 float as_float(double v) {
-  return static_cast<float>(v);
+  return static_cast<float>(MLNumber(v).cast_to_double(MLOperandDataType::kFloat32));
 }
 
 // One step over p[0..n), as plain loops the compiler vectorises for each instruction set.

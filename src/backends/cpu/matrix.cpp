@@ -5,6 +5,7 @@
 // product is added on top. Fused activations run in the GEMM's epilogue.
 #include <memory>
 
+#include "cppnn/number.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/reference/strides.h"
@@ -130,8 +131,9 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
   kern.m = kern.a_t ? as[1] : as[0];
   kern.k = kern.a_t ? as[0] : as[1];
   kern.n = kern.b_t ? bs[0] : bs[1];
-  kern.alpha = static_cast<float>(o.alpha);  // cast to the input type first (§3.6)
-  kern.beta = static_cast<float>(o.beta);
+  // α and β cast to the input type first (§3.6; out-of-range values become ±Infinity).
+  kern.alpha = static_cast<float>(MLNumber(o.alpha).cast_to_double(MLOperandDataType::kFloat32));
+  kern.beta = static_cast<float>(MLNumber(o.beta).cast_to_double(MLOperandDataType::kFloat32));
   if (kern.c.valid())
     kern.c_strides =
         ref::broadcast_strides(cc.desc(kern.c).shape, Dims{uint32_t(kern.m), uint32_t(kern.n)});
