@@ -24,7 +24,6 @@
 #include "cppnn/webnn.h"
 #include "src/backends/cpu/cpu_backend.h"
 #include "src/backends/cpu/fast_kernel.h"
-#include "src/backends/selection.h"
 #include "src/ops/convolution_params.h"
 #include "src/passes/pipeline.h"
 #include "tests/backends/run_util.h"
@@ -38,11 +37,6 @@ constexpr auto kF32 = MLOperandDataType::kFloat32;
 constexpr auto kNchw = MLInputOperandLayout::kNchw;
 constexpr auto kNhwc = MLInputOperandLayout::kNhwc;
 using Inputs = std::map<std::string, std::vector<std::byte>>;
-
-bool have_cpu() {
-  const auto names = compiled_backends();
-  return std::find(names.begin(), names.end(), "cpu") != names.end();
-}
 
 std::vector<float> random_values(size_t n, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
   std::uniform_real_distribution<float> dist(lo, hi);
@@ -328,9 +322,6 @@ void check_conv(const ConvCase& k, std::mt19937& rng) {
 
 class CpuConvMatmul : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!have_cpu()) GTEST_SKIP() << "built without the cpu backend";
-  }
   std::mt19937 rng_{4321};
 };
 

@@ -14,7 +14,6 @@
 
 #include "cppnn/webnn.h"
 #include "src/backends/cpu/fast_kernel.h"
-#include "src/backends/selection.h"
 #include "src/ops/convolution_params.h"
 #include "tests/backends/run_util.h"
 
@@ -24,11 +23,6 @@ namespace {
 using testing::as;
 using testing::to_bytes;
 constexpr auto kF32 = MLOperandDataType::kFloat32;
-
-bool have_cpu() {
-  const auto names = compiled_backends();
-  return std::find(names.begin(), names.end(), "cpu") != names.end();
-}
 
 std::vector<float> random_values(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -174,9 +168,6 @@ void check_conv(const ConvCase& k, std::mt19937& rng) {
 
 class CpuDepthwiseConv2d : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!have_cpu()) GTEST_SKIP() << "built without the cpu backend";
-  }
   std::mt19937 rng_{1234};
 };
 
@@ -447,9 +438,6 @@ void check_pool(const PoolCase& k, std::mt19937& rng) {
 
 class CpuDepthwisePool2d : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!have_cpu()) GTEST_SKIP() << "built without the cpu backend";
-  }
   std::mt19937 rng_{99};
 };
 

@@ -20,7 +20,6 @@
 
 #include "cppnn/webnn.h"
 #include "src/backends/cpu/fast_kernel.h"
-#include "src/backends/selection.h"
 #include "tests/backends/run_util.h"
 
 namespace cppnn {
@@ -33,11 +32,6 @@ using Shape = std::vector<uint32_t>;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-bool have_cpu() {
-  const auto names = compiled_backends();
-  return std::find(names.begin(), names.end(), "cpu") != names.end();
-}
 
 size_t count_of(const Shape& s) {
   size_t n = 1;
@@ -140,10 +134,6 @@ std::vector<std::byte> run_unary(MLContext& context, const UnaryMake& make, cons
 
 class CpuElementwise : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!have_cpu()) GTEST_SKIP() << "built without the cpu backend";
-  }
-
   // Every binary op on a (shape sa) and b (shape sb) on the cpu backend with `threads` threads
   // against the reference, bit for bit.
   void expect_binary_matches(const Shape& sa, const Shape& sb, unsigned threads,
