@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
+.PHONY: all deps coreml-env build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
 
 all: build
 
@@ -45,7 +45,11 @@ build: deps $(BUILD)/build.ninja
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-test-main: build
+# The venv of the CoreML export's checks (coremltools 9.0, numpy, pytest; tests/coreml/).
+coreml-env:
+	@scripts/coreml-env.sh
+
+test-main: build coreml-env
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: build-asan

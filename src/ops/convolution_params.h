@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cppnn/enums.h"
 #include "cppnn/optional_list.h"
@@ -57,6 +58,25 @@ inline FilterAxes conv_transpose2d_filter_axes(MLConvTranspose2dFilterOperandLay
       break;
   }
   return {3, 0, 1, 2};
+}
+
+// The transpose order taking a conv2d filter of `layout` to oihw (the exporters' layout), or an
+// empty list when it is oihw already.
+template <class Int>
+std::vector<Int> conv2d_filter_perm(MLConv2dFilterOperandLayout layout) {
+  if (layout == MLConv2dFilterOperandLayout::kOihw) return {};
+  const FilterAxes a = conv2d_filter_axes(layout);
+  return {static_cast<Int>(a.out_channels), static_cast<Int>(a.in_channels),
+          static_cast<Int>(a.height), static_cast<Int>(a.width)};
+}
+// The transpose order taking a convTranspose2d filter of `layout` to iohw, or an empty list when
+// it is iohw already.
+template <class Int>
+std::vector<Int> conv_transpose2d_filter_perm(MLConvTranspose2dFilterOperandLayout layout) {
+  if (layout == MLConvTranspose2dFilterOperandLayout::kIohw) return {};
+  const FilterAxes a = conv_transpose2d_filter_axes(layout);
+  return {static_cast<Int>(a.in_channels), static_cast<Int>(a.out_channels),
+          static_cast<Int>(a.height), static_cast<Int>(a.width)};
 }
 
 // A 4-D filter's dims by name. For convTranspose2d out_channels is per group (Cout / groups).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `cppnn convert FILE --to onnx -o OUT` end to end: a .webnn graph with a SafeTensors sidecar
-# converts to OUT + OUT.data, --help, exit codes (0 ok, 1 bad input), and nothing written on error.
+# `cppnn convert FILE --to onnx|coreml -o OUT` end to end: a .webnn graph with a SafeTensors
+# sidecar converts to OUT + OUT.data or to a package folder, --help, exit codes (0 ok, 1 bad
+# input), and nothing written on error.
 # usage: convert_cli_test.sh path/to/cppnn
 set -u
 tool="$(realpath "${1:?usage: convert_cli_test.sh path/to/cppnn}")"
@@ -55,6 +56,42 @@ expect 1 'failed to read `missing.webnn`' -- "$tool" convert missing.webnn --to 
 expect 2 "--external-threshold takes a byte count" -- "$tool" convert g.webnn --to onnx -o m3.onnx \
   --external-threshold lots
 [[ ! -e m3.onnx ]] || fail "a rejected command wrote m3.onnx"
+
+# --to coreml: a package folder (Manifest.json, model.mlmodel, weights/weight.bin), replaced in
+# place; a fill stays one MIL `fill`; what MIL cannot express (int64) writes nothing.
+cat >c.webnn <<GRAPH
+webnn_graph "tiny" v1 {
+  inputs { x: f32[300]; }
+  consts { w: f32[300] @bytes([${bytes%,}]); f: f32[300] @scalar(1.5); }
+  nodes { s = add(x, w); y = add(s, f); }
+  outputs { y; }
+}
+GRAPH
+expect 0 "" -- "$tool" convert c.webnn --to coreml -o c.mlpackage
+for f in Manifest.json Data/com.apple.CoreML/model.mlmodel Data/com.apple.CoreML/weights/weight.bin; do
+  [[ -s c.mlpackage/$f ]] || fail "convert --to coreml wrote no $f"
+done
+weights=c.mlpackage/Data/com.apple.CoreML/weights/weight.bin
+[[ $(stat -c %s $weights) -ge 1200 && $(stat -c %s $weights) -lt 1400 ]] ||
+  fail "the 1200-byte constant is not (alone) in weight.bin"
+grep -q fill c.mlpackage/Data/com.apple.CoreML/model.mlmodel || fail "no MIL fill for the fill"
+cp c.mlpackage/Manifest.json manifest.before
+expect 0 "" -- "$tool" convert c.webnn --to coreml -o c.mlpackage
+cmp -s manifest.before c.mlpackage/Manifest.json || fail "the same graph gave another manifest"
+[[ $(ls -A | grep -c '^\.c\.mlpackage') -eq 0 ]] || fail "temporaries left beside c.mlpackage"
+cat >i64.webnn <<'GRAPH'
+webnn_graph "tiny" v1 {
+  inputs { x: i64[4]; }
+  nodes { y = add(x, x); }
+  outputs { y; }
+}
+GRAPH
+expect 1 "int64" -- "$tool" convert i64.webnn --to coreml -o i64.mlpackage
+[[ ! -e i64.mlpackage ]] || fail "a failed CoreML conversion left i64.mlpackage"
+echo x >plain.mlpackage
+expect 1 "not an .mlpackage folder" -- "$tool" convert c.webnn --to coreml -o plain.mlpackage
+mkdir -p inside.mlpackage && cp c.webnn inside.mlpackage/Manifest.json && cp c.webnn inside.mlpackage/
+expect 1 "is inside it" -- "$tool" convert inside.mlpackage/c.webnn --to coreml -o inside.mlpackage
 
 if [[ $fails -ne 0 ]]; then
   echo "convert_cli: $fails failure(s)" >&2

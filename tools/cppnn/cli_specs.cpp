@@ -62,6 +62,7 @@ std::vector<CommandSpec> make_specs() {
                                      val("expectations"),
                                      val("filter"),
                                      sw("check-onnx"),
+                                     val("export-coreml"),
                                      sw("verbose", {"-v"})}));
   specs.push_back(graph_command("validate", {sw("strict"), val("weights-manifest")}, "PATH"));
   specs.push_back(graph_command("parse", {}, "PATH"));

@@ -27,7 +27,7 @@ constexpr int kSkipped = 77;
 void print_help(std::ostream& os) {
   os << "usage: cppnn wpt [--suite validation|conformance] [--backend NAME]\n"
         "                 [--corpus DIR|FILE...] [--report PATH] [--expectations FILE]\n"
-        "                 [--filter TEXT] [--check-onnx] [--verbose]\n\n"
+        "                 [--filter TEXT] [--check-onnx] [--export-coreml DIR] [--verbose]\n\n"
         "Runs a WPT WebNN corpus (shared/wpt/README.md) through the cppnn builder API.\n\n"
         "  --suite NAME          `validation` replays the validation traces through the builder;\n"
         "                        `conformance` builds each conformance case, dispatches it on a\n"
@@ -51,6 +51,10 @@ void print_help(std::ostream& os) {
         "                        check it with ONNX's checker (strict shape inference), write\n"
         "                        it with external data and run that file in a standalone ONNX\n"
         "                        Runtime session against the expected outputs\n"
+        "  --export-coreml DIR   conformance: also write every graph case that builds as a CoreML\n"
+        "                        package DIR/cNNNN.mlpackage with its inputs as .npy files, and\n"
+        "                        DIR/index.json (features, expected outputs, tolerances, or the\n"
+        "                        conversion error) for tests/coreml/check_packages.py\n"
         "  --verbose             also print known failures and skipped cases\n\n"
         "A case id is `<file> :: <test name>` (plus ` :: <variant>`). A failure that is not "
         "listed\n"
@@ -68,6 +72,7 @@ struct Args {
   std::string filter;
   bool verbose = false;
   bool check_onnx = false;
+  std::optional<std::string> export_coreml;
 };
 
 // Parses the arguments (the flag table in cli_specs.cpp); returns an exit code when the command
@@ -85,14 +90,15 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
   a.filter = p.value("filter").value_or("");
   a.verbose = p.has("verbose");
   a.check_onnx = p.has("check-onnx");
+  a.export_coreml = p.value("export-coreml");
   try {
     check_choice_flag("suite", a.suite, {"validation", "conformance"});
   } catch (const UsageError& e) {
     return report_usage_error("wpt", e.what());
   }
-  if ((a.backend || a.check_onnx) && a.suite != "conformance")
-    return report_usage_error("wpt",
-                              "--backend and --check-onnx apply to --suite conformance only");
+  if ((a.backend || a.check_onnx || a.export_coreml) && a.suite != "conformance")
+    return report_usage_error(
+        "wpt", "--backend, --check-onnx and --export-coreml apply to --suite conformance only");
   return std::nullopt;
 }
 
@@ -192,6 +198,17 @@ int run(const Args& a) {
     onnx_check = OnnxExportCheck{onnx_dir->path()};
     label += "-onnx-export";
   }
+  std::optional<CoremlExport> coreml;
+  if (a.export_coreml) {
+    std::error_code ec;
+    fs::create_directories(*a.export_coreml, ec);
+    if (ec) {
+      std::cerr << "cppnn wpt: cannot create " << *a.export_coreml << ": " << ec.message() << "\n";
+      return 1;
+    }
+    coreml = CoremlExport{*a.export_coreml};
+  }
+  const CaseExports exports{onnx_check ? &*onnx_check : nullptr, coreml ? &*coreml : nullptr};
   Expectations expectations;
   const fs::path expectations_file =
       a.expectations ? fs::path(*a.expectations) : default_expectations_file(label);
@@ -207,10 +224,9 @@ int run(const Args& a) {
   ProgressBar progress("wpt-" + label, files.size());  // stderr, terminals only
   for (const fs::path& file : files) {
     progress.update(size_t(&file - files.data()), file.filename().string());
-    std::vector<CaseResult> r =
-        conformance
-            ? run_conformance_file(file, a.filter, *context, onnx_check ? &*onnx_check : nullptr)
-            : run_validation_file(file, a.filter);
+    std::vector<CaseResult> r = conformance
+                                    ? run_conformance_file(file, a.filter, *context, exports)
+                                    : run_validation_file(file, a.filter);
     cases.insert(cases.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
   progress.finish();
@@ -221,6 +237,7 @@ int run(const Args& a) {
               << " name no case of this corpus:\n";
     for (const std::string& id : unmatched) std::cout << "  " << id << "\n";
   }
+  if (coreml) write_coreml_index(*coreml, header.corpus);
   const double time_ms = elapsed_ms(start);
   if (a.report) write_report(*a.report, header, cases, time_ms);
   return count(cases).failed == 0 ? 0 : 1;

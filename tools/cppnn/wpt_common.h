@@ -202,11 +202,37 @@ struct OnnxExportCheck {
   fs::path dir;
 };
 
+// The CoreML export of `cppnn wpt --export-coreml DIR` (wpt_coreml.cpp): every graph case that
+// builds is written with save_coreml as DIR/cNNNN.mlpackage, its inputs as .npy files, and an
+// entry in DIR/index.json (features, expected outputs, tolerance) for
+// tests/coreml/check_packages.py; a case that does not build or convert gets an entry with its
+// error.
+struct CoremlExport {
+  fs::path dir;
+  Json cases = Json::array();
+};
+
+// One built graph case into the CoreML export: `expected` is the case's expectedOutputs object
+// and `tolerance` its tolerance (both as in the corpus). Never throws for a conversion failure:
+// the entry records it.
+void export_coreml_case(CoremlExport& x, const std::string& id, const MLGraph& graph,
+                        const std::map<std::string, std::vector<std::byte>>& inputs,
+                        const Json& expected, const Json& tolerance, bool exact);
+// An entry for a case that has no graph to export (it did not build, or is not a graph case).
+void record_coreml_failure(CoremlExport& x, const std::string& id, const std::string& error);
+// Writes DIR/index.json (atomically).
+void write_coreml_index(const CoremlExport& x, const std::string& corpus);
+
+// The exports a conformance run makes besides running each case (each optional).
+struct CaseExports {
+  const OnnxExportCheck* onnx = nullptr;
+  CoremlExport* coreml = nullptr;
+};
+
 // Runs the conformance cases of one corpus file (wpt_conformance.cpp) on `context`'s backend,
 // leaving out the cases whose id does not contain `filter`. A file that cannot be loaded gives
 // one failed case.
 std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_view filter,
-                                             MLContext& context,
-                                             const OnnxExportCheck* onnx_check = nullptr);
+                                             MLContext& context, const CaseExports& exports = {});
 
 }  // namespace cppnn::tool::wpt

@@ -328,8 +328,16 @@ std::string check_onnx_export(const OnnxExportCheck& check, GraphCase& g, const 
   }
 }
 
+// The case's inputs as bytes by name (for the exports).
+std::map<std::string, std::vector<std::byte>> input_copies(GraphCase& g, const MLGraph& graph) {
+  std::map<std::string, std::vector<std::byte>> in;
+  for (const auto& [name, b] : g.input_bytes(graph))
+    in[name].assign(b.bytes.begin(), b.bytes.end());
+  return in;
+}
+
 Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol,
-                       const OnnxExportCheck* onnx_check) {
+                       const std::string& id, const CaseExports& exports) {
   GraphCase g(context, c.at("graph"));
   std::vector<Output> outputs;
   std::optional<MLGraph> graph;
@@ -338,6 +346,11 @@ Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol,
   } catch (const Error& e) {
     throw CaseFailure("build: " + std::string(e.name()) + ": " + e.what());
   }
+  if (exports.coreml)
+    export_coreml_case(*exports.coreml, id, *graph, input_copies(g, *graph),
+                       Json::parse(c.at("graph").at("expectedOutputs").dump()),
+                       Json::parse(c.at("tolerance").dump()), c.value("exactCompare", false));
+  const OnnxExportCheck* onnx_check = exports.onnx;
   std::map<std::string, std::vector<std::byte>> results;
   try {
     results = g.dispatch(*graph);
@@ -359,7 +372,8 @@ bool is_nan_bits(MLOperandDataType t, uint64_t b) {
   return false;
 }
 
-Outcome run_storage_case(MLContext& context, const CJson& c) {
+Outcome run_storage_case(MLContext& context, const CJson& c, const std::string& id,
+                         const CaseExports& exports) {
   auto type = [](const CJson& j) {
     const std::optional<MLOperandDataType> t = parse_data_type(j.get<std::string>());
     if (!t) throw CaseFailure("corpus: unknown data type " + j.dump());
@@ -393,6 +407,13 @@ Outcome run_storage_case(MLContext& context, const CJson& c) {
   } catch (const Error& e) {
     throw CaseFailure("build: " + std::string(e.name()) + ": " + e.what());
   }
+  if (exports.coreml) {
+    std::map<std::string, std::vector<std::byte>> in;
+    if (!graph->inputs().empty()) in.emplace("input", bytes);
+    const Json expected_bits = {{"output", {{"bits", Json::parse(expected.dump())}}}};
+    export_coreml_case(*exports.coreml, id, *graph, in, expected_bits,
+                       {{"metricType", "bitExact"}, {"value", 0}}, true);
+  }
   Outcome r;
   try {
     MLNamedTensors in;
@@ -422,13 +443,14 @@ Outcome run_storage_case(MLContext& context, const CJson& c) {
 }
 
 CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
-                    const OnnxExportCheck* onnx_check) {
+                    const CaseExports& exports) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
   r.file = file;
   r.name = c.value("name", std::string());
   r.id = case_id(file, r.name, std::nullopt);
   const bool storage = !c.contains("graph") && c.contains("expectedBits");
+  const size_t exported_before = exports.coreml ? exports.coreml->cases.size() : 0;
   r.fields = {{"metric", nullptr}, {"tolerance", nullptr}, {"max_error", nullptr}};
   try {
     if (c.value("dynamicShapes", false)) {
@@ -437,7 +459,7 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
     } else if (storage) {
       r.fields["metric"] = "bitExact";
       r.fields["tolerance"] = 0;
-      const Outcome o = run_storage_case(context, c);
+      const Outcome o = run_storage_case(context, c, r.id, exports);
       r.fields["max_error"] = o.max_error;
       if (!o.failure.empty()) r.status = CaseStatus::kFailed;
       r.message = o.failure;
@@ -445,7 +467,7 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
       const Tolerance tol = tolerance_of(c);
       r.fields["metric"] = metric_name(tol.metric);
       r.fields["tolerance"] = tol.value;
-      const Outcome o = run_graph_case(context, c, tol, onnx_check);
+      const Outcome o = run_graph_case(context, c, tol, r.id, exports);
       r.fields["max_error"] = o.max_error;  // an infinite error (NaN mismatch) is written as null
       if (!o.failure.empty()) r.status = CaseStatus::kFailed;
       r.message = o.failure;
@@ -463,6 +485,9 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
     r.status = CaseStatus::kFailed;
     r.message = std::string("unexpected exception (not a cppnn::Error): ") + e.what();
   }
+  if (exports.coreml && exports.coreml->cases.size() == exported_before)
+    record_coreml_failure(*exports.coreml, r.id,
+                          r.message.empty() ? "not a graph case" : r.message);
   r.time_ms = elapsed_ms(start);
   return r;
 }
@@ -470,8 +495,7 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
 }  // namespace
 
 std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_view filter,
-                                             MLContext& context,
-                                             const OnnxExportCheck* onnx_check) {
+                                             MLContext& context, const CaseExports& exports) {
   const std::string name = file.filename().string();
   std::vector<CaseResult> results;
   CJson cases;
@@ -491,7 +515,7 @@ std::vector<CaseResult> run_conformance_file(const fs::path& file, std::string_v
         std::string::npos)
       continue;
     if (context.is_lost()) context = MLContext::create({.backend = context.backend()});
-    results.push_back(run_case(name, c, context, onnx_check));
+    results.push_back(run_case(name, c, context, exports));
   }
   return results;
 }

@@ -15,34 +15,6 @@
 namespace cppnn::onnx_export {
 namespace {
 
-// The permutation taking a conv2d filter of `layout` to oihw (empty: already oihw).
-std::vector<int64_t> conv2d_filter_perm(MLConv2dFilterOperandLayout layout) {
-  switch (layout) {
-    case MLConv2dFilterOperandLayout::kOihw:
-      return {};
-    case MLConv2dFilterOperandLayout::kHwio:
-      return {3, 2, 0, 1};
-    case MLConv2dFilterOperandLayout::kOhwi:
-      return {0, 3, 1, 2};
-    case MLConv2dFilterOperandLayout::kIhwo:
-      break;
-  }
-  return {3, 0, 1, 2};
-}
-
-// The permutation taking a convTranspose2d filter of `layout` to iohw (empty: already iohw).
-std::vector<int64_t> conv_transpose2d_filter_perm(MLConvTranspose2dFilterOperandLayout layout) {
-  switch (layout) {
-    case MLConvTranspose2dFilterOperandLayout::kIohw:
-      return {};
-    case MLConvTranspose2dFilterOperandLayout::kHwoi:
-      return {3, 2, 0, 1};
-    case MLConvTranspose2dFilterOperandLayout::kOhwi:
-      break;
-  }
-  return {3, 0, 1, 2};
-}
-
 // The filter operand's ONNX value in the layout ONNX expects (a Transpose when `perm` is set).
 std::string filter_value(Emitter& e, const Operation& op, const std::vector<int64_t>& perm) {
   const std::string& w = in(e, op, 1);
@@ -65,7 +37,7 @@ void lower_conv2d(Emitter& e, const Operation& op, const AttrsOf<OpType::kConv2d
   const WindowOptions win = window_defaults(o.padding, o.strides, o.dilations);
   const FilterDims f =
       filter_dims(e.desc(op.inputs.at(1)).shape, conv2d_filter_axes(o.filterLayout));
-  const std::string w = filter_value(e, op, conv2d_filter_perm(o.filterLayout));
+  const std::string w = filter_value(e, op, conv2d_filter_perm<int64_t>(o.filterLayout));
   const std::string& bias = in(e, op, 2);
   std::vector<Attr> conv_attrs = {
       {"dilations", to_i64(win.dilations)},
@@ -108,7 +80,7 @@ void lower_convTranspose2d(Emitter& e, const Operation& op,
                            " is below the computed size " + std::to_string(calc));
     any_output_padding = any_output_padding || output_padding[i] != 0;
   }
-  const std::string w = filter_value(e, op, conv_transpose2d_filter_perm(o.filterLayout));
+  const std::string w = filter_value(e, op, conv_transpose2d_filter_perm<int64_t>(o.filterLayout));
   const std::string& bias = in(e, op, 2);
   std::vector<Attr> conv_attrs = {
       {"dilations", to_i64(win.dilations)},
