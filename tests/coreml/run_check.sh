@@ -24,7 +24,8 @@ case "$1" in
   proto)
     exec "$py" tests/coreml/check_proto_subset.py ;;
   evaluator)
-    exec "$py" -m pytest -q -p no:cacheprovider tests/coreml/test_mil_numpy.py ;;
+    exec "$py" -m pytest -q -p no:cacheprovider tests/coreml/test_mil_numpy.py \
+      tests/coreml/test_check_packages.py ;;
   structural)
     tool="$2" report="$3"
     work="$(mktemp -d "${TMPDIR:-/tmp}/cppnn-coreml.XXXXXX")"
