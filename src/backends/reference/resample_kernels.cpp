@@ -18,22 +18,12 @@
 namespace cppnn::ref {
 namespace {
 
-__extension__ typedef __int128 Wide;
-
 // The input offsets one output coordinate reads along one dimension: `lo` with weight 1 − w and
 // `hi` with weight w (w = 0 reads only `lo`).
 struct Tap {
   int64_t lo = 0, hi = 0;
   double w = 0;
 };
-
-// nearest-neighbor index of output coordinate x: ceil(((2x + 1)·in − 2·out) / (2·out)), which is
-// ceil(x_in − 0.5) for the unclamped x_in, clamped to [0, in − 1] (ceil(· − 0.5) is monotonic).
-int64_t nearest_index(uint32_t x, uint32_t in, uint32_t out) {
-  const Wide num = (Wide(2) * x + 1) * in - Wide(2) * out, den = Wide(2) * out;
-  const Wide q = num >= 0 ? (num + den - 1) / den : -(-num / den);
-  return static_cast<int64_t>(std::clamp<Wide>(q, 0, Wide(in) - 1));
-}
 
 // The taps of every output coordinate along one dimension of `in` elements with element stride
 // `stride`, resampled to `out` elements (an unresampled dimension has in == out and maps i to i).
@@ -44,7 +34,7 @@ std::vector<Tap> taps_of(uint32_t in, uint32_t out, int64_t stride, bool linear)
     if (in == out) {
       t.lo = t.hi = x * stride;
     } else if (!linear) {
-      t.lo = t.hi = nearest_index(x, in, out) * stride;
+      t.lo = t.hi = static_cast<int64_t>(resample_nearest_index(x, in, out)) * stride;
     } else {
       // x_in = ((2x + 1)·in − out) / (2·out): the numerator is exact, one rounding.
       double x_in = ((2.0 * x + 1.0) * in - out) / (2.0 * out);

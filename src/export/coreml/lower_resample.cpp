@@ -25,17 +25,6 @@
 namespace cppnn::coreml_export {
 namespace {
 
-__extension__ typedef __int128 Wide;
-
-// nearest-neighbor input index of output coordinate x, as the reference kernel computes it:
-// ceil(((2x + 1)·in − 2·out) / (2·out)) = ceil(x_in − 0.5) for the unclamped x_in, clamped to
-// [0, in − 1].
-int32_t nearest_index(int64_t x, int64_t in, int64_t out) {
-  const Wide num = (Wide(2) * x + 1) * in - Wide(2) * out, den = Wide(2) * out;
-  const Wide q = num >= 0 ? (num + den - 1) / den : -(-num / den);
-  return static_cast<int32_t>(std::clamp<Wide>(q, 0, Wide(in) - 1));
-}
-
 // nearest-neighbor by gathers: x gathered along each resampled axis whose size changes at the
 // reference's indices; the last gather writes the output.
 void lower_nearest_gathers(Emitter& e, const Operation& op, const std::vector<uint32_t>& axes) {
@@ -49,7 +38,7 @@ void lower_nearest_gathers(Emitter& e, const Operation& op, const std::vector<ui
     const uint32_t a = changed[k];
     std::vector<int32_t> indices(static_cast<size_t>(out.shape[a]));
     for (size_t i = 0; i < indices.size(); ++i)
-      indices[i] = nearest_index(static_cast<int64_t>(i), t.shape[a], out.shape[a]);
+      indices[i] = static_cast<int32_t>(resample_nearest_index(i, t.shape[a], out.shape[a]));
     std::vector<Param> params{{"x", v},
                               {"indices", e.const_i32(indices)},
                               {"axis", e.const_int(static_cast<int32_t>(a))}};

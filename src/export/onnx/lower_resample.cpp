@@ -20,19 +20,10 @@
 #include "src/export/onnx/lower.h"
 #include "src/export/onnx/lower_convolution_util.h"
 #include "src/export/onnx/lower_util.h"
+#include "src/ops/resample_params.h"
 
 namespace cppnn::onnx_export {
 namespace {
-
-__extension__ typedef __int128 Wide;
-
-// WebNN's nearest-neighbor source index of output coordinate x (the reference kernel's
-// formula): ceil(((2x + 1)·in − 2·out) / (2·out)) clamped to [0, in − 1].
-int64_t nearest_index(int64_t x, int64_t in, int64_t out) {
-  const Wide num = (Wide(2) * x + 1) * in - Wide(2) * out, den = Wide(2) * out;
-  const Wide q = num >= 0 ? (num + den - 1) / den : -(-num / den);
-  return static_cast<int64_t>(std::clamp<Wide>(q, 0, Wide(in) - 1));
-}
 
 // Whether ORT's float32 half-pixel coordinate (x + 0.5)/(out/in) − 0.5 rounds to WebNN's index
 // for every x: no rounding error (power-of-two ratios), or no ties to break (integer upsampling
@@ -168,7 +159,7 @@ void lower_resample2d(Emitter& e, const Operation& op, const AttrsOf<OpType::kRe
     const int64_t d = axes[i];
     std::vector<int64_t> indices(out_dims[d]);
     for (int64_t j = 0; j < out_dims[d]; ++j)
-      indices[j] = nearest_index(j, in_dims[d], out_dims[d]);
+      indices[j] = resample_nearest_index(static_cast<uint64_t>(j), in_dims[d], out_dims[d]);
     const std::vector<std::string> inputs = {v, e.const_i64(indices)};
     const std::vector<Attr> gather_attrs = {{"axis", d}};
     if (i + 1 == axes.size()) {

@@ -12,23 +12,12 @@
 namespace cppnn::passes {
 namespace {
 
-__extension__ typedef __int128 Wide;
-
 // The input indices one output coordinate reads along one axis: `lo` with weight 1 − w and `hi`
 // with weight w (w = 0 reads only `lo`).
 struct Tap {
   uint32_t lo = 0, hi = 0;
   double w = 0;
 };
-
-// nearest-neighbor index of output coordinate x, exactly as the reference kernel computes it
-// (src/backends/reference/resample_kernels.cpp): ceil(((2x + 1)·in − 2·out) / (2·out)), which is
-// ceil(x_in − 0.5) for the unclamped half-pixel coordinate, clamped to [0, in − 1].
-uint32_t nearest_index(uint32_t x, uint32_t in, uint32_t out) {
-  const Wide num = (Wide(2) * x + 1) * in - Wide(2) * out, den = Wide(2) * out;
-  const Wide q = num >= 0 ? (num + den - 1) / den : -(-num / den);
-  return static_cast<uint32_t>(std::clamp<Wide>(q, 0, Wide(in) - 1));
-}
 
 // The taps of every output coordinate of an axis of `in` elements resampled to `out`, with the
 // reference kernel's half-pixel coordinates: x_in = clamp(((2x + 1)·in − out) / (2·out), 0,
@@ -38,7 +27,7 @@ std::vector<Tap> taps_of(uint32_t in, uint32_t out, bool linear) {
   for (uint32_t x = 0; x < out; ++x) {
     Tap& t = taps[x];
     if (!linear) {
-      t.lo = t.hi = nearest_index(x, in, out);
+      t.lo = t.hi = resample_nearest_index(x, in, out);
       continue;
     }
     double x_in = ((2.0 * x + 1.0) * in - out) / (2.0 * out);
