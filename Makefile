@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps coreml-env build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
+.PHONY: all deps coreml-env litert-env build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
 
 all: build
 
@@ -30,6 +30,7 @@ help:
 deps:
 	@scripts/install-deps.sh
 	@scripts/fetch-ort.sh
+	@scripts/fetch-litert.sh
 	@scripts/fetch-models.sh
 
 $(BUILD)/build.ninja: | deps
@@ -49,7 +50,11 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 coreml-env:
 	@scripts/coreml-env.sh
 
-test-main: build coreml-env
+# The venv of the TFLite export's checks (ai-edge-litert 2.3.0, numpy, pytest; tests/tflite/).
+litert-env:
+	@scripts/litert-env.sh
+
+test-main: build coreml-env litert-env
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
@@ -81,9 +86,9 @@ test: test-main test-asan test-fuzz test-python test-node
 
 # Benchmarks (bench/, on demand): dispatch and build time against raw ONNX Runtime, parse
 # throughput, peak memory with large weights, the graph tools against the reference tool
-# (webnn-graph, when installed), the Node.js dispatch round trip against C++, the cpu backend
-# against ONNX Runtime on four convnets (scripts/fetch-bench-models.sh fetches two). Results under
-# reports/bench-*.json.
+# (webnn-graph, when installed), the Node.js dispatch round trip against C++, every compiled-in
+# backend (cpu, ort, litert) against ONNX Runtime on four convnets (bench/backends_bench.cpp;
+# scripts/fetch-bench-models.sh fetches two). Results under reports/bench-*.json.
 bench: deps
 	@scripts/fetch-bench-models.sh
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON

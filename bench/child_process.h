@@ -2,6 +2,7 @@
 // mode flag, its stdout read back, and the child's peak resident set (VmHWM, reset by exec).
 #pragma once
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,13 +25,23 @@ inline long peak_rss_kb() {
   return -1;
 }
 
-// Runs `args` (argv[0] first) in a child process and returns its exit status and stdout.
-inline std::pair<int, std::string> run_child(const std::vector<std::string>& args) {
+// Runs `args` (argv[0] first) in a child process and returns its exit status (128 + the signal
+// when a signal ended it) and stdout. With `stderr_path`, the child's stderr goes to that file
+// (truncated) instead of this process's stderr.
+inline std::pair<int, std::string> run_child(const std::vector<std::string>& args,
+                                             const std::filesystem::path& stderr_path = {}) {
   int pipe_fd[2];
   if (pipe(pipe_fd) != 0) return {-1, ""};
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(pipe_fd[1], 1);
+    if (!stderr_path.empty()) {
+      const int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+      }
+    }
     close(pipe_fd[0]);
     close(pipe_fd[1]);
     std::vector<char*> argv;

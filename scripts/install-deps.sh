@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev
-  libstb-dev fonts-dejavu-core chromium)
+  libstb-dev fonts-dejavu-core chromium flatbuffers-compiler libflatbuffers-dev)
 
 missing=()
 for p in "${packages[@]}"; do

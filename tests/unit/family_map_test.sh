@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks the family map (include/cppnn/ops.def's 5th column, docs/extending.md "The family map"):
 # for every CPPNN_OP(E, method, S, O, family) line, src/ops/<family>.cpp,
-# src/backends/reference/<family>_kernels.cpp, src/export/onnx/lower_<family>.cpp and
-# src/export/coreml/lower_<family>.cpp exist and name the method as a whole word, and
+# src/backends/reference/<family>_kernels.cpp, src/export/onnx/lower_<family>.cpp,
+# src/export/coreml/lower_<family>.cpp and src/export/tflite/lower_<family>.cpp exist and name the
+# method as a whole word, and
 # src/passes/decompose/<family>.cpp exists.
 # Usage: family_map_test.sh SRC_DIR (the repository root). Exits 1 on any mismatch.
 set -u
@@ -46,6 +47,7 @@ while IFS= read -r line; do
   check_file "$method" "src/backends/reference/${family}_kernels.cpp" "$method"
   check_file "$method" "src/export/onnx/lower_$family.cpp" "lower_$method"
   check_file "$method" "src/export/coreml/lower_$family.cpp" "lower_$method"
+  check_file "$method" "src/export/tflite/lower_$family.cpp" "lower_$method"
   check_file "$method" "src/passes/decompose/$family.cpp"
 done < <(grep -E '^CPPNN_OP\(' "$defs")
 

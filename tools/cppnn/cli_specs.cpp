@@ -63,6 +63,7 @@ std::vector<CommandSpec> make_specs() {
                                      val("filter"),
                                      sw("check-onnx"),
                                      val("export-coreml"),
+                                     val("export-tflite"),
                                      sw("verbose", {"-v"})}));
   specs.push_back(graph_command("validate", {sw("strict"), val("weights-manifest")}, "PATH"));
   specs.push_back(graph_command("parse", {}, "PATH"));

@@ -1,7 +1,7 @@
-// `cppnn convert PATH --to onnx|coreml|json|webnn -o OUT`: a .webnn text or GraphJson graph (with
-// its weights sidecar, webnn-graph-format.md §7.1) loaded through the builder's validation, then
-// written as an ONNX model (opset 17) plus `OUT.data` for its large constants (save_onnx), as a
-// CoreML ML Program package folder OUT (save_coreml); or
+// `cppnn convert PATH --to onnx|coreml|tflite|json|webnn -o OUT`: a .webnn text or GraphJson graph
+// (with its weights sidecar, webnn-graph-format.md §7.1) loaded through the builder's validation,
+// then written as an ONNX model (opset 17) plus `OUT.data` for its large constants (save_onnx), as
+// a CoreML ML Program package folder OUT (save_coreml), as a TFLite model OUT (save_tflite); or
 // rewritten as canonical GraphJson / .webnn text (format_graph_json / format_webnn_text, §4.2,
 // §5.1), its @weights references and sidecar left as they are.
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "cppnn/errors.h"
 #include "cppnn/formats.h"
 #include "cppnn/onnx.h"
+#include "cppnn/tflite.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
 #include "src/core/atomic_file.h"
@@ -61,8 +62,8 @@ Status check_not_inside(const fs::path& folder, const std::vector<fs::path>& inp
 
 int convert(const GraphArgs& a) {
   const std::optional<std::string> to = a.value("to"), out = a.value("output");
-  if (!to) throw UsageError("--to must be onnx, coreml, json or webnn");
-  check_choice_flag("to", *to, {"onnx", "coreml", "json", "webnn"});
+  if (!to) throw UsageError("--to must be onnx, coreml, tflite, json or webnn");
+  check_choice_flag("to", *to, {"onnx", "coreml", "tflite", "json", "webnn"});
   if (!out) throw UsageError("-o OUT is required");
   OnnxExportOptions options;
   if (auto t = a.value("external-threshold")) {
@@ -91,6 +92,8 @@ int convert(const GraphArgs& a) {
   if (*to == "coreml") {
     throw_if_error(check_not_inside(*out, loaded.files));
     save_coreml(builder.pruned_graph(loaded.outputs), *out);
+  } else if (*to == "tflite") {
+    save_tflite(builder.pruned_graph(loaded.outputs), *out);
   } else
     save_onnx(builder.pruned_graph(loaded.outputs), *out, options);
   return 0;
@@ -100,7 +103,7 @@ int convert(const GraphArgs& a) {
 
 int run_convert(const std::vector<std::string>& args) {
   static const char kHelp[] =
-      "usage: cppnn convert PATH --to onnx|coreml|json|webnn -o OUT [--weights FILE]\n"
+      "usage: cppnn convert PATH --to onnx|coreml|tflite|json|webnn -o OUT [--weights FILE]\n"
       "                     [--weights-manifest FILE] [--external-threshold BYTES]\n\n"
       "Loads a .webnn text or GraphJson graph (auto-detected) with its external weights (the\n"
       "sidecar found as webnn-graph-format.md §7.1 says, or --weights/--weights-manifest,\n"
@@ -110,6 +113,8 @@ int run_convert(const std::vector<std::string>& args) {
       "--to coreml writes OUT as a CoreML ML Program package folder (conventionally\n"
       "NAME.mlpackage: specification 8, MIL opset CoreML7 / iOS17, weights in its weight.bin);\n"
       "an existing package at OUT is replaced.\n"
+      "--to tflite writes OUT as a TFLite model (schema 3, NHWC, builtin operators, one\n"
+      "signature \"serving_default\" with the graph's input and output names) that LiteRT runs.\n"
       "--to json writes OUT as canonical GraphJson, --to webnn as canonical .webnn text; their\n"
       "@weights references and the weights sidecar stay as they are (pass --weights FILE when\n"
       "loading OUT if its name no longer finds the sidecar). ONNX models convert with\n"

@@ -27,7 +27,8 @@ constexpr int kSkipped = 77;
 void print_help(std::ostream& os) {
   os << "usage: cppnn wpt [--suite validation|conformance] [--backend NAME]\n"
         "                 [--corpus DIR|FILE...] [--report PATH] [--expectations FILE]\n"
-        "                 [--filter TEXT] [--check-onnx] [--export-coreml DIR] [--verbose]\n\n"
+        "                 [--filter TEXT] [--check-onnx] [--export-coreml DIR]\n"
+        "                 [--export-tflite DIR] [--verbose]\n\n"
         "Runs a WPT WebNN corpus (shared/wpt/README.md) through the cppnn builder API.\n\n"
         "  --suite NAME          `validation` replays the validation traces through the builder;\n"
         "                        `conformance` builds each conformance case, dispatches it on a\n"
@@ -55,6 +56,12 @@ void print_help(std::ostream& os) {
         "                        package DIR/cNNNN.mlpackage with its inputs as .npy files, and\n"
         "                        DIR/index.json (features, expected outputs, tolerances, or the\n"
         "                        conversion error) for tests/coreml/check_packages.py\n"
+        "  --export-tflite DIR   conformance: also write every graph case that builds and runs\n"
+        "                        as a TFLite model DIR/cNNNN.tflite (save_tflite: the litert\n"
+        "                        backend's own conversion) with its inputs and the backend's\n"
+        "                        outputs as .npy files, and DIR/index.json (tensors, expected\n"
+        "                        outputs, tolerances, or the error) for\n"
+        "                        tests/tflite/check_interpreter.py\n"
         "  --verbose             also print known failures and skipped cases\n\n"
         "A case id is `<file> :: <test name>` (plus ` :: <variant>`). A failure that is not "
         "listed\n"
@@ -73,6 +80,7 @@ struct Args {
   bool verbose = false;
   bool check_onnx = false;
   std::optional<std::string> export_coreml;
+  std::optional<std::string> export_tflite;
 };
 
 // Parses the arguments (the flag table in cli_specs.cpp); returns an exit code when the command
@@ -91,14 +99,16 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
   a.verbose = p.has("verbose");
   a.check_onnx = p.has("check-onnx");
   a.export_coreml = p.value("export-coreml");
+  a.export_tflite = p.value("export-tflite");
   try {
     check_choice_flag("suite", a.suite, {"validation", "conformance"});
   } catch (const UsageError& e) {
     return report_usage_error("wpt", e.what());
   }
-  if ((a.backend || a.check_onnx || a.export_coreml) && a.suite != "conformance")
-    return report_usage_error(
-        "wpt", "--backend, --check-onnx and --export-coreml apply to --suite conformance only");
+  if ((a.backend || a.check_onnx || a.export_coreml || a.export_tflite) && a.suite != "conformance")
+    return report_usage_error("wpt",
+                              "--backend, --check-onnx, --export-coreml and --export-tflite apply "
+                              "to --suite conformance only");
   return std::nullopt;
 }
 
@@ -208,7 +218,18 @@ int run(const Args& a) {
     }
     coreml = CoremlExport{*a.export_coreml};
   }
-  const CaseExports exports{onnx_check ? &*onnx_check : nullptr, coreml ? &*coreml : nullptr};
+  std::optional<TfliteExport> tflite;
+  if (a.export_tflite) {
+    std::error_code ec;
+    fs::create_directories(*a.export_tflite, ec);
+    if (ec) {
+      std::cerr << "cppnn wpt: cannot create " << *a.export_tflite << ": " << ec.message() << "\n";
+      return 1;
+    }
+    tflite = TfliteExport{*a.export_tflite, header.backend};
+  }
+  const CaseExports exports{onnx_check ? &*onnx_check : nullptr, coreml ? &*coreml : nullptr,
+                            tflite ? &*tflite : nullptr};
   Expectations expectations;
   const fs::path expectations_file =
       a.expectations ? fs::path(*a.expectations) : default_expectations_file(label);
@@ -238,6 +259,7 @@ int run(const Args& a) {
     for (const std::string& id : unmatched) std::cout << "  " << id << "\n";
   }
   if (coreml) write_coreml_index(*coreml, header.corpus);
+  if (tflite) write_tflite_index(*tflite, header.corpus);
   const double time_ms = elapsed_ms(start);
   if (a.report) write_report(*a.report, header, cases, time_ms);
   return count(cases).failed == 0 ? 0 : 1;

@@ -223,10 +223,40 @@ void record_coreml_failure(CoremlExport& x, const std::string& id, const std::st
 // Writes DIR/index.json (atomically).
 void write_coreml_index(const CoremlExport& x, const std::string& corpus);
 
+// The TFLite export of `cppnn wpt --export-tflite DIR` (wpt_tflite.cpp): every graph case that
+// builds and runs on the backend is written with save_tflite (the litert backend's own pipeline
+// and conversion, so the model it compiled) as DIR/cNNNN.tflite, with its inputs and the outputs
+// the backend produced as .npy files (in the model's element types) and an entry in
+// DIR/index.json (names, types, shapes, WPT's expected outputs and tolerance, the backend's WPT
+// outcome) for tests/tflite/check_interpreter.py; a case that does not build, convert or run gets
+// an entry with its error.
+struct TfliteExport {
+  fs::path dir;
+  std::string backend;  // the backend whose outputs are written
+  Json cases = Json::array();
+};
+
+// One graph case that built and ran: `inputs` the bytes it was dispatched with, `outputs` the
+// bytes the backend produced (both by name, WebNN layout), `expected` the case's expectedOutputs
+// object and `tolerance` its tolerance (both as in the corpus). Never throws for a conversion
+// failure: the entry records it.
+void export_tflite_case(TfliteExport& x, const std::string& id, const MLGraph& graph,
+                        const std::map<std::string, std::vector<std::byte>>& inputs,
+                        const std::map<std::string, std::vector<std::byte>>& outputs,
+                        const Json& expected, const Json& tolerance, bool exact);
+// An entry for a case that has no model to export (it did not build or run, or is not a graph
+// case).
+void record_tflite_failure(TfliteExport& x, const std::string& id, const std::string& error);
+// The WPT outcome of the case of the last entry on the backend ("passed" / "failed" / ...).
+void record_tflite_outcome(TfliteExport& x, std::string_view status, const std::string& message);
+// Writes DIR/index.json (atomically).
+void write_tflite_index(const TfliteExport& x, const std::string& corpus);
+
 // The exports a conformance run makes besides running each case (each optional).
 struct CaseExports {
   const OnnxExportCheck* onnx = nullptr;
   CoremlExport* coreml = nullptr;
+  TfliteExport* tflite = nullptr;
 };
 
 // Runs the conformance cases of one corpus file (wpt_conformance.cpp) on `context`'s backend,

@@ -358,6 +358,10 @@ Outcome run_graph_case(MLContext& context, const CJson& c, const Tolerance& tol,
     throw CaseFailure("dispatch: " + std::string(e.name()) + ": " + e.what());
   }
   const bool exact = c.value("exactCompare", false);
+  if (exports.tflite)
+    export_tflite_case(*exports.tflite, id, *graph, input_copies(g, *graph), results,
+                       Json::parse(c.at("graph").at("expectedOutputs").dump()),
+                       Json::parse(c.at("tolerance").dump()), exact);
   Outcome r = compare_outputs(outputs, results, tol, exact);
   if (r.failure.empty() && onnx_check)
     r.failure = check_onnx_export(*onnx_check, g, *graph, outputs, tol, exact);
@@ -426,6 +430,13 @@ Outcome run_storage_case(MLContext& context, const CJson& c, const std::string& 
     for (int run = 1; run <= 2; ++run) {  // WPT dispatches twice; both must match
       context.dispatch(*graph, in, {{"output", output}});
       const std::vector<std::byte> got = context.readTensor(output);
+      if (run == 1 && exports.tflite) {
+        std::map<std::string, std::vector<std::byte>> in_bytes;
+        if (!graph->inputs().empty()) in_bytes.emplace("input", bytes);
+        export_tflite_case(*exports.tflite, id, *graph, in_bytes, {{"output", got}},
+                           {{"output", {{"bits", Json::parse(expected.dump())}}}},
+                           {{"metricType", "bitExact"}, {"value", 0}}, true);
+      }
       for (size_t i = 0; i < count && r.failure.empty(); ++i) {
         uint64_t g = 0;
         std::memcpy(&g, got.data() + i * out_size, out_size);
@@ -451,6 +462,7 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
   r.id = case_id(file, r.name, std::nullopt);
   const bool storage = !c.contains("graph") && c.contains("expectedBits");
   const size_t exported_before = exports.coreml ? exports.coreml->cases.size() : 0;
+  const size_t tflite_before = exports.tflite ? exports.tflite->cases.size() : 0;
   r.fields = {{"metric", nullptr}, {"tolerance", nullptr}, {"max_error", nullptr}};
   try {
     if (c.value("dynamicShapes", false)) {
@@ -488,6 +500,11 @@ CaseResult run_case(const std::string& file, const CJson& c, MLContext& context,
   if (exports.coreml && exports.coreml->cases.size() == exported_before)
     record_coreml_failure(*exports.coreml, r.id,
                           r.message.empty() ? "not a graph case" : r.message);
+  if (exports.tflite && exports.tflite->cases.size() == tflite_before)
+    record_tflite_failure(*exports.tflite, r.id,
+                          r.message.empty() ? "not a graph case" : r.message);
+  else if (exports.tflite)
+    record_tflite_outcome(*exports.tflite, status_name(r.status), r.message);
   r.time_ms = elapsed_ms(start);
   return r;
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cppnn/errors.h"
-#include "cppnn/int4.h"
+#include "src/backends/four_bit_io.h"
 #include "src/export/onnx/convert.h"
 #include "src/export/onnx/target.h"
 
@@ -93,73 +93,35 @@ class OrtGraph final : public CompiledGraph {
   void execute(std::span<const std::byte* const> inputs,
                std::span<std::byte* const> outputs) override {
     try {
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        Slot& slot = slots_in_[i];
-        std::byte* data = const_cast<std::byte*>(inputs[i]);
-        if (slot.four_bit) data = unpack_input(slot, inputs[i]);
-        bind(slot, data, input_values_[i]);
-      }
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        Slot& slot = slots_out_[i];
-        bind(slot, slot.four_bit ? slot.staging.data() : outputs[i], output_values_[i]);
-      }
+      for (size_t i = 0; i < inputs.size(); ++i)
+        bind(slots_in_[i], slots_in_[i].io.input(inputs[i]), input_values_[i]);
+      for (size_t i = 0; i < outputs.size(); ++i)
+        bind(slots_out_[i], slots_out_[i].io.output(outputs[i]), output_values_[i]);
       session_.Run(run_options_, input_cnames_.data(), input_values_.data(), input_values_.size(),
                    output_cnames_.data(), output_values_.data(), output_values_.size());
-      for (size_t i = 0; i < outputs.size(); ++i)
-        if (slots_out_[i].four_bit) pack_output(slots_out_[i], outputs[i]);
+      for (size_t i = 0; i < outputs.size(); ++i) slots_out_[i].io.finish_output(outputs[i]);
     } catch (const Ort::Exception& e) {
       throw_ort_error(*graph_, "run", e);
     }
   }
 
  private:
-  // One bound input or output: its descriptor and the memory of the last dispatch. int4/uint4
-  // data (packed two per byte in MLTensors) runs as int8/uint8 through a staging buffer, the
-  // only case where dispatch copies.
+  // One bound input or output (4-bit data through FourBitIo's staging) and the memory of the
+  // last dispatch.
   struct Slot {
-    explicit Slot(const MLOperandDescriptor& d)
-        : desc(d),
-          four_bit(d.dataType == MLOperandDataType::kInt4 ||
-                   d.dataType == MLOperandDataType::kUint4) {
-      for (uint32_t x : d.shape) elements *= x;
-      if (four_bit) staging.resize(elements);
-    }
-    MLOperandDescriptor desc;
-    bool four_bit;
-    size_t elements = 1;
-    std::vector<std::byte> staging;
+    explicit Slot(const MLOperandDescriptor& d) : io(d) {}
+    FourBitIo io;
     std::byte* data = nullptr;
   };
 
   // Wraps `data` as an OrtValue, reusing the previous one when the same memory is bound again.
   void bind(Slot& slot, std::byte* data, Ort::Value& value) {
     if (slot.data == data && value) return;
-    std::vector<int64_t> shape(slot.desc.shape.begin(), slot.desc.shape.end());
-    const size_t bytes = slot.four_bit ? slot.elements : byte_length(slot.desc);
-    value = Ort::Value::CreateTensor(memory_, data, bytes, shape.data(), shape.size(),
-                                     ort_type_of(slot.desc.dataType));
+    const MLOperandDescriptor& desc = slot.io.descriptor();
+    std::vector<int64_t> shape(desc.shape.begin(), desc.shape.end());
+    value = Ort::Value::CreateTensor(memory_, data, slot.io.runtime_bytes(), shape.data(),
+                                     shape.size(), ort_type_of(desc.dataType));
     slot.data = data;
-  }
-
-  std::byte* unpack_input(Slot& slot, const std::byte* packed) {
-    const std::span<const std::byte> bytes(packed, (slot.elements + 1) / 2);
-    if (slot.desc.dataType == MLOperandDataType::kInt4) {
-      const std::vector<int8_t> v = unpack_int4(bytes, slot.elements);
-      std::memcpy(slot.staging.data(), v.data(), v.size());
-    } else {
-      const std::vector<uint8_t> v = unpack_uint4(bytes, slot.elements);
-      std::memcpy(slot.staging.data(), v.data(), v.size());
-    }
-    return slot.staging.data();
-  }
-
-  static void pack_output(const Slot& slot, std::byte* out) {
-    std::vector<std::byte> packed;
-    if (slot.desc.dataType == MLOperandDataType::kInt4)
-      packed = pack_int4({reinterpret_cast<const int8_t*>(slot.staging.data()), slot.elements});
-    else
-      packed = pack_uint4({reinterpret_cast<const uint8_t*>(slot.staging.data()), slot.elements});
-    std::memcpy(out, packed.data(), packed.size());
   }
 
   std::shared_ptr<const Graph> graph_;  // keeps the constants ORT reads alive
