@@ -162,7 +162,7 @@ printf 'webnn_graph "broken" v1 {\n  inputs { x: f32[4] }\n' >broken.webnn
 expect 1 "broken.webnn:" -- "$tool" parse broken.webnn
 expect 0 "" -- "$tool" run g.json --input x=x.npy
 has "values: 0 2 0 4" out.txt
-expect 2 "--to yaml: must be onnx, coreml, json or webnn" -- "$tool" convert g.webnn --to yaml -o g.yaml
+expect 2 "--to yaml: must be onnx, coreml, tflite, json or webnn" -- "$tool" convert g.webnn --to yaml -o g.yaml
 expect 1 "'q'" -- "$tool" convert bad.webnn --to onnx -o bad.onnx
 [[ ! -e bad.onnx ]] || fail "a failed conversion wrote bad.onnx"
 

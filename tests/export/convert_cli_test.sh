@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `cppnn convert FILE --to onnx|coreml -o OUT` end to end: a .webnn graph with a SafeTensors
-# sidecar converts to OUT + OUT.data or to a package folder, --help, exit codes (0 ok, 1 bad
-# input), and nothing written on error.
+# `cppnn convert FILE --to onnx|coreml|tflite -o OUT` end to end: a .webnn graph with a
+# SafeTensors sidecar converts to OUT + OUT.data, to a package folder or to a TFLite file, --help,
+# exit codes (0 ok, 1 bad input), and nothing written on error.
 # usage: convert_cli_test.sh path/to/cppnn
 set -u
 tool="$(realpath "${1:?usage: convert_cli_test.sh path/to/cppnn}")"
@@ -92,6 +92,22 @@ echo x >plain.mlpackage
 expect 1 "not an .mlpackage folder" -- "$tool" convert c.webnn --to coreml -o plain.mlpackage
 mkdir -p inside.mlpackage && cp c.webnn inside.mlpackage/Manifest.json && cp c.webnn inside.mlpackage/
 expect 1 "is inside it" -- "$tool" convert inside.mlpackage/c.webnn --to coreml -o inside.mlpackage
+
+# --to tflite: one flatbuffer file ("TFL3" at offset 4), the same bytes for the same graph, the
+# fill as a FILL operator (the file stays small), nothing left behind; a folder as OUT is refused.
+expect 0 "" -- "$tool" convert c.webnn --to tflite -o c.tflite
+[[ "$(dd if=c.tflite bs=1 skip=4 count=4 2>/dev/null)" == "TFL3" ]] ||
+  fail "convert --to tflite wrote no TFLite flatbuffer"
+size=$(stat -c %s c.tflite)
+[[ $size -ge 1200 && $size -lt 4000 ]] || fail "c.tflite is $size bytes (the fill expanded?)"
+cp c.tflite c.tflite.before
+expect 0 "" -- "$tool" convert c.webnn --to tflite -o c.tflite
+cmp -s c.tflite.before c.tflite || fail "the same graph gave another .tflite"
+[[ $(ls -A | grep -c '^\.c\.tflite') -eq 0 ]] || fail "temporaries left beside c.tflite"
+mkdir -p folder.tflite
+expect 1 "folder.tflite" -- "$tool" convert c.webnn --to tflite -o folder.tflite
+expect 1 "" -- "$tool" convert missing.webnn --to tflite -o missing.tflite
+[[ ! -e missing.tflite ]] || fail "a failed conversion left missing.tflite"
 
 if [[ $fails -ne 0 ]]; then
   echo "convert_cli: $fails failure(s)" >&2

@@ -54,6 +54,31 @@ std::vector<std::byte> unpack_four_bit(MLOperandDataType t, std::span<const std:
   return out;
 }
 
+// Fills (ConstantData::fill, a file's `@scalar(v)`) over this size are written as a FILL
+// operator of the one element, so a one-number fill never becomes a large buffer
+// (docs/security.md "Memory").
+constexpr size_t kFillAsOpBytes = 64;
+
+// A large fill of a type FILL takes (float32, float16 as float32, int32, int64) as a FILL
+// operator; nullopt otherwise.
+std::optional<TensorIndex> fill_operator(Emitter& e, MLOperandDataType t, const ConstantData& data,
+                                         const std::vector<int32_t>& shape) {
+  const auto element = data.fill_element();
+  if (element.empty() || data.size() <= kFillAsOpBytes) return std::nullopt;
+  TensorIndex value;
+  if (t == MLOperandDataType::kFloat16)
+    value = e.constant(tfl::TensorType::FLOAT32, {}, widen_float16(element));
+  else if (t == MLOperandDataType::kFloat32 || t == MLOperandDataType::kInt32 ||
+           t == MLOperandDataType::kInt64)
+    value = e.constant(compute_type_of(t), {}, {element.begin(), element.end()});
+  else
+    return std::nullopt;
+  return e.op1(tfl::BuiltinOperator::FILL,
+               {e.const_i32(shape.empty() ? std::vector<int32_t>{} : shape), value},
+               compute_type_of(t), shape, tfl::BuiltinOptions::FillOptions,
+               tfl::CreateFillOptions(e.fbb()).Union());
+}
+
 void add_constants(const Graph& graph, Emitter& e) {
   for (size_t i = 0; i < graph.operands.size(); ++i) {
     const OperandInfo& info = graph.operands[i];
@@ -62,7 +87,9 @@ void add_constants(const Graph& graph, Emitter& e) {
     const MLOperandDataType t = info.descriptor.dataType;
     const ConstantData& data = graph.constants.at(info.producer);
     const std::vector<int32_t> shape = tflite_shape(info.descriptor.shape);
-    if (t == MLOperandDataType::kInt4 || t == MLOperandDataType::kUint4)
+    if (auto fill = fill_operator(e, t, data, shape))
+      e.bind(id, *fill);
+    else if (t == MLOperandDataType::kInt4 || t == MLOperandDataType::kUint4)
       e.bind(id, e.constant(compute_type_of(t), shape, unpack_four_bit(t, data.bytes(), shape)));
     else if (t == MLOperandDataType::kFloat16)
       e.bind(id, e.constant(tfl::TensorType::FLOAT32, shape, widen_float16(data.bytes())));

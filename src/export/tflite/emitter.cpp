@@ -234,16 +234,45 @@ std::vector<uint8_t> Emitter::finish(const std::vector<TensorIndex>& inputs,
                                      const std::vector<TensorIndex>& outputs,
                                      const std::vector<std::string>& input_names,
                                      const std::vector<std::string>& output_names) {
+  // Only the tensors an operator or the signature uses are written, and only their buffers (a
+  // lowering that permutes or reshapes a constant at export leaves the original unused).
+  std::vector<TensorIndex> tensor_index(tensors_.size(), -1);
+  std::vector<uint32_t> buffer_index(buffers_.size(), 0);
+  std::vector<size_t> kept_tensors, kept_buffers{0};
+  auto keep = [&](TensorIndex t) {
+    if (t < 0 || tensor_index.at(static_cast<size_t>(t)) >= 0) return;
+    tensor_index[t] = static_cast<TensorIndex>(kept_tensors.size());
+    kept_tensors.push_back(static_cast<size_t>(t));
+    const uint32_t b = tensors_[t].buffer;
+    if (b != 0 && buffer_index[b] == 0) {
+      buffer_index[b] = static_cast<uint32_t>(kept_buffers.size());
+      kept_buffers.push_back(b);
+    }
+  };
+  for (TensorIndex t : inputs) keep(t);
+  for (const OperatorRecord& o : operators_) {
+    for (TensorIndex t : o.inputs) keep(t);
+    for (TensorIndex t : o.outputs) keep(t);
+  }
+  for (TensorIndex t : outputs) keep(t);
+  auto renumber = [&](const std::vector<TensorIndex>& ts) {
+    std::vector<int32_t> out;
+    out.reserve(ts.size());
+    for (TensorIndex t : ts) out.push_back(t < 0 ? t : tensor_index[t]);
+    return out;
+  };
+
   // flatbuffers offsets are 32-bit: refuse a model whose constants alone pass 2 GiB.
   uint64_t total = 0;
-  for (const BufferRecord& b : buffers_) total += b.owned.size() + b.view.size() + 16;
+  for (size_t b : kept_buffers) total += buffers_[b].owned.size() + buffers_[b].view.size() + 16;
   if (total >= (uint64_t{1} << 31) - (uint64_t{1} << 24))
     throw DataError("tflite: the model's constants (" + std::to_string(total) +
                     " bytes) exceed the 2 GiB limit of a TFLite flatbuffer");
 
   std::vector<flatbuffers::Offset<tfl::Buffer>> buffers;
-  buffers.reserve(buffers_.size());
-  for (const BufferRecord& b : buffers_) {
+  buffers.reserve(kept_buffers.size());
+  for (size_t index : kept_buffers) {
+    const BufferRecord& b = buffers_[index];
     const std::span<const std::byte> data = b.owned.empty() ? b.view : std::span(b.owned);
     if (data.empty()) {
       buffers.push_back(tfl::CreateBuffer(fbb_));
@@ -254,24 +283,29 @@ std::vector<uint8_t> Emitter::finish(const std::vector<TensorIndex>& inputs,
     buffers.push_back(tfl::CreateBuffer(fbb_, vec));
   }
   std::vector<flatbuffers::Offset<tfl::Tensor>> tensors;
-  tensors.reserve(tensors_.size());
-  for (size_t i = 0; i < tensors_.size(); ++i) {
+  tensors.reserve(kept_tensors.size());
+  for (size_t i : kept_tensors) {
     const TensorRecord& r = tensors_[i];
     const std::string name = r.name.empty() ? "t" + std::to_string(i) : r.name;
-    tensors.push_back(tfl::CreateTensorDirect(fbb_, &r.shape, r.type, r.buffer, name.c_str()));
+    tensors.push_back(
+        tfl::CreateTensorDirect(fbb_, &r.shape, r.type, buffer_index[r.buffer], name.c_str()));
   }
   std::vector<flatbuffers::Offset<tfl::Operator>> operators;
   operators.reserve(operators_.size());
-  for (const OperatorRecord& o : operators_)
-    operators.push_back(tfl::CreateOperatorDirect(fbb_, o.opcode, &o.inputs, &o.outputs,
-                                                  o.options_type, o.options));
+  for (const OperatorRecord& o : operators_) {
+    const std::vector<int32_t> in = renumber(o.inputs), out = renumber(o.outputs);
+    operators.push_back(
+        tfl::CreateOperatorDirect(fbb_, o.opcode, &in, &out, o.options_type, o.options));
+  }
   std::vector<flatbuffers::Offset<tfl::OperatorCode>> codes;
   for (tfl::BuiltinOperator code : opcodes_) {
     const int32_t value = static_cast<int32_t>(code);
     codes.push_back(tfl::CreateOperatorCode(fbb_, static_cast<int8_t>(value < 127 ? value : 127), 0,
                                             operator_version(code), code));
   }
-  auto subgraph = tfl::CreateSubGraphDirect(fbb_, &tensors, &inputs, &outputs, &operators, "main");
+  const std::vector<int32_t> graph_inputs = renumber(inputs), graph_outputs = renumber(outputs);
+  auto subgraph =
+      tfl::CreateSubGraphDirect(fbb_, &tensors, &graph_inputs, &graph_outputs, &operators, "main");
   auto tensor_maps = [&](const std::vector<TensorIndex>& ids,
                          const std::vector<std::string>& names) {
     std::vector<flatbuffers::Offset<tfl::TensorMap>> maps;
@@ -280,8 +314,8 @@ std::vector<uint8_t> Emitter::finish(const std::vector<TensorIndex>& inputs,
           tfl::CreateTensorMapDirect(fbb_, names.at(i).c_str(), static_cast<uint32_t>(ids[i])));
     return maps;
   };
-  const auto in_maps = tensor_maps(inputs, input_names);
-  const auto out_maps = tensor_maps(outputs, output_names);
+  const auto in_maps = tensor_maps(graph_inputs, input_names);
+  const auto out_maps = tensor_maps(graph_outputs, output_names);
   std::vector<flatbuffers::Offset<tfl::SignatureDef>> signatures{
       tfl::CreateSignatureDefDirect(fbb_, &in_maps, &out_maps, "serving_default", 0)};
   std::vector<flatbuffers::Offset<tfl::SubGraph>> subgraphs{subgraph};
