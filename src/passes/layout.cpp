@@ -15,6 +15,7 @@
 
 #include "cppnn/errors.h"
 #include "cppnn/reflect.h"
+#include "src/ops/reduction_params.h"
 #include "src/passes/layout_rules.h"
 #include "src/passes/rewriter.h"
 
@@ -58,10 +59,16 @@ class LayoutPass {
 
   // The rank of source operand `x`.
   size_t rank(OperandId x) const { return g_.descriptor(x).shape.size(); }
+  // The number of elements of source operand `x`.
+  uint64_t count_of(OperandId x) const {
+    uint64_t n = 1;
+    for (uint32_t d : g_.descriptor(x).shape) n *= d;
+    return n;
+  }
 
   // Who reads each operand, and which operands can take a permuted layout at no cost: every
-  // reader takes it (a layout op, a transpose, or an elementwise op whose result can too) and it
-  // is no graph output.
+  // reader takes it (a layout op, a transpose, a reduction, or an elementwise op or gather whose
+  // result can too) and it is no graph output.
   void analyse() {
     const size_t n = g_.operands.size();
     is_output_.assign(n, false);
@@ -103,9 +110,40 @@ class LayoutPass {
         return slot == 0;
       case kTranspose:
         return true;
+      case kGather:
+        return slot == 0 && flexible_[op.outputs[0].value];
+      case kArgMin:
+      case kArgMax:
+        return slot == 0;
       default:
+        if (is_reduction(op.type)) return slot == 0 && reduction_absorbs(op);
         return follows_layout(op.type) && flexible_[op.outputs[0].value];
     }
+  }
+
+  // Whether reduction `op` takes an NHWC-held input: its result is smaller than its input, so a
+  // transpose of it costs less; it is computed in that layout when it meets the reduced
+  // dimensions in their order (a rank-4 input is assumed held in NHWC).
+  bool reduction_absorbs(const Operation& op) const {
+    const Dims& shape = g_.descriptor(op.inputs[0]).shape;
+    return shape.size() != 4 || reduces_in_order(shape, kToNhwc, reduced_dims(op));
+  }
+
+  // The dimensions of its input a reduction (or argMin/argMax) reduces.
+  std::vector<bool> reduced_dims(const Operation& op) const {
+    const size_t r = rank(op.inputs[0]);
+    std::vector<bool> reduced(r, false);
+    std::visit(
+        [&](const auto& a) {
+          if constexpr (requires { a.options; }) {
+            using O = std::decay_t<decltype(a.options)>;
+            if constexpr (std::is_same_v<O, MLReduceOptions>)
+              for (uint32_t d : reduction_axes(a.options, r)) reduced[d] = true;
+            if constexpr (std::is_same_v<O, MLArgMinMaxOptions>) reduced[a.params.axis] = true;
+          }
+        },
+        op.attrs);
+    return reduced;
   }
 
   // Whether some reader of `x` takes it permuted at no cost.
@@ -143,7 +181,8 @@ class LayoutPass {
     return forms_.contains({x.value, p});
   }
 
-  // transpose(v, p) in the new graph: a permuted copy for a constant, else a transpose.
+  // transpose(v, p) in the new graph: a permuted copy for a constant, a reshape when only
+  // dimensions of size 1 move, else a transpose.
   MLOperand permute(const MLOperand& v, const Perm& p) {
     if (is_identity(p)) return v;
     const MLOperandDescriptor d = v.descriptor();
@@ -153,6 +192,7 @@ class LayoutPass {
       return rw_.builder().constant({d.dataType, permuted(d.shape, p)},
                                     permute_bytes(bytes, d.shape, p, bits / 8));
     }
+    if (keeps_order(d.shape, p)) return reshape(v, permuted(d.shape, p));
     return rw_.builder().transpose(v, {.permutation = p});
   }
   // reshape(v, shape) in the new graph: a constant with the same bytes for a constant.
@@ -236,6 +276,7 @@ class LayoutPass {
     if (op.type == kTranspose) return transpose(op);
     if (follows_layout(op.type)) return elementwise(i, op);
     bool done = false;
+    if (is_reduction(op.type) || op.type == kArgMin || op.type == kArgMax) done = reduction(i, op);
     switch (op.type) {
       case kConv2d:
         done = conv2d(op);
@@ -256,6 +297,9 @@ class LayoutPass {
         break;
       case kInstanceNormalization:
         done = instance_normalization(op);
+        break;
+      case kGather:
+        done = gather(i, op);
         break;
       default:
         break;
@@ -330,10 +374,74 @@ class LayoutPass {
       else
         in.push_back(form(x, identity_perm(rank(x))));
     }
+    return placed_op(op, std::move(attrs), std::move(in), data);
+  }
+
+  // Records `op` with `attrs` on the new operands `in`, its result held in layout `p`; false
+  // (nothing used) when the result does not run natively.
+  bool placed_op(const Operation& op, OpAttributes attrs, std::vector<MLOperand> in,
+                 const Perm& p) {
     const MLOperand v = rerecord(rw_, op, std::move(in), std::move(attrs));
     if (!backend_.fits_natively(rw_.graph(), rw_.graph().operations.back())) return false;
-    place_output(op.outputs[0], v, data);
+    place_output(op.outputs[0], v, p);
     return true;
+  }
+
+  // gather(x, indices, axis) of an x held permuted: computed on x's held value along the mapped
+  // axis (the indices as they are), unless that costs more transposes than x's own layout (on a
+  // tie, when its result is the larger tensor). The same elements land in the same places.
+  bool gather(uint32_t i, const Operation& op) {
+    const OperandId x = op.inputs[0], indices = op.inputs[1], out = op.outputs[0];
+    const std::optional<Placed>& home = home_[x.value];
+    if (!home) return false;
+    const int permuted_cost = needed_elsewhere(out, kNoReader) ? 1 : 0;
+    const int own_cost = identity_cost(x, i) + (absorbed_by_some_reader(out) ? 1 : 0);
+    if (permuted_cost > own_cost) return false;
+    if (permuted_cost == own_cost && count_of(out) > count_of(x)) return false;
+    const Perm p = home->perm;
+    auto attrs = attrs_of<OpType::kGather>(op.attrs);
+    const uint32_t axis = attrs.options.axis;
+    attrs.options.axis = inverse(p)[axis];
+    std::vector<MLOperand> in{form(x, p), form(indices, identity_perm(rank(indices)))};
+    return placed_op(op, wrap<OpType::kGather>(attrs), std::move(in),
+                     gathered_perm(p, axis, rank(indices)));
+  }
+
+  // A reduction (or argMin/argMax) of an x held permuted: computed on x's held value over the
+  // mapped axes when that meets the reduced elements in their order (the same values), unless x
+  // exists in its own layout and the result is wanted there.
+  bool reduction(uint32_t i, const Operation& op) {
+    const OperandId x = op.inputs[0], out = op.outputs[0];
+    const std::optional<Placed>& home = home_[x.value];
+    if (!home) return false;
+    const Perm p = home->perm;
+    const std::vector<bool> reduced = reduced_dims(op);
+    if (!reduces_in_order(g_.descriptor(x).shape, p, reduced)) return false;
+    if (identity_cost(x, i) == 0 && needed_elsewhere(out, kNoReader) &&
+        !absorbed_by_some_reader(out))
+      return false;
+    const Perm at = inverse(p);
+    OpAttributes attrs = op.attrs;
+    bool keep = false;
+    std::visit(
+        [&](auto& a) {
+          if constexpr (requires { a.options; }) {
+            using O = std::decay_t<decltype(a.options)>;
+            if constexpr (std::is_same_v<O, MLReduceOptions>) {
+              std::vector<uint32_t> axes;
+              for (size_t d = 0; d < p.size(); ++d)
+                if (reduced[p[d]]) axes.push_back(static_cast<uint32_t>(d));
+              a.options.axes = std::move(axes);
+              keep = a.options.keepDimensions;
+            }
+            if constexpr (std::is_same_v<O, MLArgMinMaxOptions>) {
+              a.params.axis = at[a.params.axis];
+              keep = a.options.keepDimensions;
+            }
+          }
+        },
+        attrs);
+    return placed_op(op, std::move(attrs), {form(x, p)}, reduced_perm(p, reduced, keep));
   }
 
   // conv2d in NHWC with the preferred filter layout.

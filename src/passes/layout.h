@@ -3,9 +3,12 @@
 // graphs are rewritten in NHWC (filters in the backend's filter layout) with a transpose before
 // and after, and those transposes are sunk: through elementwise unary ops and activations, through
 // binary ops (and where, prelu, concat) whose other operands are constants, already in the same
-// layout, or a plain reshape away from it; inverse transposes cancel and transposes of constants
-// become permuted constants. A chain of convolutions and elementwise ops so carries one transpose
-// at its input and one at its output. Values are unchanged (every rewrite only moves data).
+// layout, or a plain reshape away from it, through gather (along the mapped axis) and through the
+// reductions and argMin/argMax (over the mapped axes, keepDimensions or not, when the reduced
+// elements keep their order); inverse transposes cancel and transposes of constants become
+// permuted constants. A chain of convolutions and elementwise ops so carries one transpose at its
+// input and one at its output. Values are unchanged (every rewrite only moves data; a reduction
+// meets the same elements in the same order).
 #pragma once
 
 #include "cppnn/enums.h"

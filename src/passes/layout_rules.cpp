@@ -186,6 +186,60 @@ bool follows_layout(OpType t) {
   return is_unary_elementwise(t) || is_broadcasting(t) || t == OpType::kConcat;
 }
 
+bool is_reduction(OpType t) {
+  using enum OpType;
+  switch (t) {
+    case kReduceL1:
+    case kReduceL2:
+    case kReduceLogSum:
+    case kReduceLogSumExp:
+    case kReduceMax:
+    case kReduceMean:
+    case kReduceMin:
+    case kReduceProduct:
+    case kReduceSum:
+    case kReduceSumSquare:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Perm gathered_perm(const Perm& p, uint32_t axis, size_t index_rank) {
+  const auto k = static_cast<uint32_t>(index_rank);
+  Perm q;
+  for (uint32_t d : p) {
+    if (d == axis) {
+      for (uint32_t j = 0; j < k; ++j) q.push_back(axis + j);
+    } else {
+      q.push_back(d < axis ? d : d + k - 1);
+    }
+  }
+  return q;
+}
+
+Perm reduced_perm(const Perm& p, const std::vector<bool>& reduced, bool keep) {
+  if (keep) return p;
+  // Where each kept dimension of x lands in the result.
+  std::vector<uint32_t> index(p.size());
+  uint32_t next = 0;
+  for (size_t d = 0; d < p.size(); ++d) index[d] = reduced[d] ? 0 : next++;
+  Perm q;
+  for (uint32_t d : p)
+    if (!reduced[d]) q.push_back(index[d]);
+  return q;
+}
+
+bool reduces_in_order(const Dims& s, const Perm& p, const std::vector<bool>& reduced) {
+  int64_t last = -1;
+  for (uint32_t d : p) {
+    if (!reduced[d] || s[d] == 1) continue;
+    if (d < last) return false;
+    last = d;
+  }
+  return true;
+}
+
 MLOperand rerecord(GraphRewriter& rw, const Operation& op, std::vector<MLOperand> in,
                    OpAttributes attrs) {
   size_t positional = in.size();

@@ -74,6 +74,24 @@ bool is_broadcasting(OpType t);
 // Ops that take any layout of their operands (the output gets the same layout).
 bool follows_layout(OpType t);
 
+// The reductions over MLReduceOptions axes (reduceL1 ... reduceSumSquare, webnn-spec.md §2 rows
+// 69-78).
+bool is_reduction(OpType t);
+
+// The layout of gather(x, indices, axis) computed on transpose(x, p) along inverse(p)[axis], with
+// indices of rank `index_rank`: that result is transpose(gather(x, indices, axis), the returned
+// permutation) (x's dimension `axis` becomes index_rank dimensions in place).
+Perm gathered_perm(const Perm& p, uint32_t axis, size_t index_rank);
+
+// The layout of a reduction (or argMin/argMax) over the dimensions `reduced` of x computed on
+// transpose(x, p) over the mapped dimensions: p itself when `keep` (reduced dimensions stay as
+// 1s), else p without the reduced dimensions, renumbered.
+Perm reduced_perm(const Perm& p, const std::vector<bool>& reduced, bool keep);
+
+// Whether transpose(x, p), x of shape `s`, meets the reduced dimensions of more than one element
+// in x's order, so that a reduction over them sees the same elements in the same order.
+bool reduces_in_order(const Dims& s, const Perm& p, const std::vector<bool>& reduced);
+
 // The options of a pool (averagePool2d, l2Pool2d and maxPool2d share MLPool2dOptions).
 template <class Attrs>
 auto& pool_options(Attrs& attrs) {

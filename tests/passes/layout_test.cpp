@@ -359,6 +359,116 @@ TEST_F(LayoutPass, Float16) {
   expect_same_values(float16_chain);
 }
 
+// An int32 constant of `shape` holding `v`.
+MLOperand indices(MLGraphBuilder& b, std::vector<uint32_t> shape, const std::vector<int32_t>& v) {
+  return b.constant({kInt32, std::move(shape)}, to_bytes(v));
+}
+
+// ONNX's nearest Resize by 2 as two gathers (height, then width) between two convs, added to a
+// conv branch of the same size (the top-down merge of a feature pyramid).
+MLNamedOperands gather_upsample(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 3, 3, 4}});
+  MLOperand c = b.conv2d(x, weights(b, {2, 3, 1, 1}, 24));
+  MLOperand up = b.gather(b.gather(c, indices(b, {6}, {0, 0, 1, 1, 2, 2}), {.axis = 2}),
+                          indices(b, {8}, {0, 0, 1, 1, 2, 2, 3, 3}), {.axis = 3});
+  MLOperand side = b.input("side", {kFloat32, {1, 3, 6, 8}});
+  MLOperand s = b.conv2d(side, weights(b, {2, 3, 1, 1}, 25));
+  return {{"y", b.conv2d(b.add(s, up), weights(b, {2, 2, 3, 3}, 26))}};
+}
+
+TEST_F(LayoutPass, GathersAlongTheMappedAxes) {
+  const Graph g = converted(gather_upsample);
+  // One transpose per input, one at the output: the gathers run in NHWC.
+  EXPECT_EQ(count(g, OpType::kTranspose), 3u);
+  std::vector<uint32_t> axes;
+  for (const Operation& op : g.operations)
+    if (op.type == OpType::kGather)
+      axes.push_back(attrs_of<OpType::kGather>(op.attrs).options.axis);
+  EXPECT_EQ(axes, (std::vector<uint32_t>{1, 2}));
+  expect_same_values(gather_upsample);
+}
+
+// Gathers that change the rank, each the only reader of a conv's result: 2-D indices along the
+// channels, a scalar index along the height.
+MLNamedOperands gather_ranks(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 2, 3, 4}});
+  MLOperand c = b.conv2d(x, weights(b, {3, 2, 1, 1}, 27));
+  MLOperand d = b.conv2d(x, weights(b, {3, 2, 1, 1}, 34));
+  MLOperand grid = b.gather(c, indices(b, {2, 1}, {2, 0}), {.axis = 1});
+  MLOperand row =
+      b.gather(d, b.constant({kInt32, {}}, to_bytes(std::vector<int32_t>{1})), {.axis = 2});
+  return {{"grid", b.sigmoid(grid)}, {"row", b.exp(row)}};
+}
+
+TEST_F(LayoutPass, GatherIndicesOfAnyRank) {
+  const Graph g = converted(gather_ranks);
+  // x's transpose, one at each output.
+  EXPECT_EQ(count(g, OpType::kTranspose), 3u);
+  std::vector<uint32_t> axes;
+  for (const Operation& op : g.operations)
+    if (op.type == OpType::kGather)
+      axes.push_back(attrs_of<OpType::kGather>(op.attrs).options.axis);
+  EXPECT_EQ(axes, (std::vector<uint32_t>{3, 1}));  // NHWC's channels, height
+  expect_same_values(gather_ranks);
+}
+
+// A squeeze-excite block: the global mean per channel scales the channels through two 1x1 convs.
+MLNamedOperands squeeze_excite(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 3, 5, 5}});
+  MLOperand c = b.conv2d(x, weights(b, {4, 3, 3, 3}, 28), {.padding = {1, 1, 1, 1}});
+  MLOperand m = b.reduceMean(c, {.axes = {2, 3}, .keepDimensions = true});
+  MLOperand s =
+      b.conv2d(b.relu(b.conv2d(m, weights(b, {2, 4, 1, 1}, 29))), weights(b, {4, 2, 1, 1}, 30));
+  MLOperand y = b.mul(c, b.hardSigmoid(s));
+  return {{"y", b.conv2d(y, weights(b, {2, 4, 1, 1}, 31))}};
+}
+
+TEST_F(LayoutPass, ReductionOverTheMappedAxes) {
+  const Graph g = converted(squeeze_excite);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);
+  const auto& o = attrs_of<OpType::kReduceMean>(first(g, OpType::kReduceMean).attrs).options;
+  EXPECT_EQ(*o.axes, (std::vector<uint32_t>{1, 2}));
+  EXPECT_TRUE(o.keepDimensions);
+  EXPECT_EQ(count(expect_same_values(squeeze_excite), OpType::kTranspose), 2u);
+}
+
+// Reductions of a conv's result: over the spatial axes ([N, C] left, in order), over the channels
+// by argMax ([N, H, W]) and by reduceMax keeping them ([N, 1, H, W]: a reshape away from NHWC).
+MLNamedOperands dropped_axes(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 4, 5}});
+  MLOperand c = b.conv2d(x, weights(b, {4, 3, 1, 1}, 32));
+  return {{"pooled", b.reduceSum(c, {.axes = {3, 2}})},
+          {"label", b.argMax(c, 1)},
+          {"extreme", b.reduceMax(c, {.axes = {1}, .keepDimensions = true})}};
+}
+
+TEST_F(LayoutPass, ReductionsWithoutKeptDimensions) {
+  const Graph g = converted(dropped_axes);
+  EXPECT_EQ(count(g, OpType::kTranspose), 1u);  // the input's
+  EXPECT_EQ(count(g, OpType::kReshape), 1u);    // reduceMax's result
+  EXPECT_EQ(*attrs_of<OpType::kReduceSum>(first(g, OpType::kReduceSum).attrs).options.axes,
+            (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(attrs_of<OpType::kArgMax>(first(g, OpType::kArgMax).attrs).params.axis, 3u);
+  EXPECT_EQ(*attrs_of<OpType::kReduceMax>(first(g, OpType::kReduceMax).attrs).options.axes,
+            (std::vector<uint32_t>{3}));
+  expect_same_values(dropped_axes);
+}
+
+// A reduction over the channels and the height, which NHWC holds out of order (H before C).
+MLNamedOperands out_of_order(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 4, 5}});
+  MLOperand c = b.conv2d(x, weights(b, {4, 3, 1, 1}, 33));
+  return {{"y", b.reduceSum(c, {.axes = {1, 2}})}};
+}
+
+TEST_F(LayoutPass, ReductionMeetsItsElementsInOrder) {
+  const Graph g = converted(out_of_order);
+  EXPECT_EQ(count(g, OpType::kTranspose), 2u);  // the conv's result comes back to NCHW
+  EXPECT_EQ(*attrs_of<OpType::kReduceSum>(first(g, OpType::kReduceSum).attrs).options.axes,
+            (std::vector<uint32_t>{1, 2}));
+  expect_same_values(out_of_order);
+}
+
 TEST_F(LayoutPass, NchwBackendsAreLeftAlone) {
   BackendDescriptor d = nhwc_descriptor();
   d.preferred_layout = MLInputOperandLayout::kNchw;

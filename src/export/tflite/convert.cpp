@@ -12,6 +12,26 @@
 
 namespace cppnn::tflite_export {
 
+namespace {
+
+// The activations the fusion pass recorded on `op` (target.cpp's passes.fuse), each lowered after
+// it as the op it was, in place: reading op's output operand and rebinding it to the result (the
+// activation lowerings read their input before creating their output, lower_activations.cpp).
+// XNNPACK fuses the clamp-like ones (RELU, RELU6, RELU_N1_TO_1) into the producing operator
+// itself.
+void lower_fused_activations(Emitter& e, const Operation& op) {
+  for (const FusedActivation& a : op.activations) {
+    Operation act;
+    act.type = a.type;
+    act.attrs = a.attrs;
+    act.inputs = {op.outputs.at(0)};
+    act.outputs = {op.outputs.at(0)};
+    lower_operation(e, act);
+  }
+}
+
+}  // namespace
+
 void lower_operation(Emitter& e, const Operation& op) {
   switch (op.type) {
 #define CPPNN_OP(E, m, S, O, F)                         \
@@ -168,8 +188,8 @@ Conversion convert_prepared(const Graph& graph, ConstantOutputs constant_outputs
   add_constants(graph, e);
   for (const Operation& op : graph.operations) {
     try {
-      if (!op.activations.empty()) throw NotSupportedError("fused activations are not exported");
       lower_operation(e, op);
+      lower_fused_activations(e, op);
     } catch (const Error& err) {
       std::string where = std::string(op_name(op.type));
       if (!op.label().empty()) where += " [label \"" + op.label() + "\"]";

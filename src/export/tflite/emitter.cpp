@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "cppnn/errors.h"
 
@@ -230,10 +231,35 @@ void Emitter::copy_to(TensorIndex from, TensorIndex to) {
   }
 }
 
+void Emitter::fold_reshape_chains(const std::vector<TensorIndex>& outputs) {
+  const auto is_reshape = [&](const OperatorRecord& o) {
+    return opcodes_[o.opcode] == tfl::BuiltinOperator::RESHAPE;
+  };
+  // The RESHAPE writing each tensor (-1: none); operators come in execution order, so the
+  // RESHAPE read by a RESHAPE already reads a tensor no RESHAPE writes.
+  std::vector<int64_t> reshape_of(tensors_.size(), -1);
+  for (size_t i = 0; i < operators_.size(); ++i) {
+    OperatorRecord& o = operators_[i];
+    if (!is_reshape(o)) continue;
+    if (const int64_t j = reshape_of.at(static_cast<size_t>(o.inputs[0])); j >= 0)
+      o.inputs[0] = operators_[static_cast<size_t>(j)].inputs[0];
+    reshape_of.at(static_cast<size_t>(o.outputs[0])) = static_cast<int64_t>(i);
+  }
+  std::vector<bool> read(tensors_.size(), false);
+  for (const OperatorRecord& o : operators_)
+    for (TensorIndex t : o.inputs)
+      if (t >= 0) read[static_cast<size_t>(t)] = true;
+  for (TensorIndex t : outputs) read.at(static_cast<size_t>(t)) = true;
+  std::erase_if(operators_, [&](const OperatorRecord& o) {
+    return is_reshape(o) && !read[static_cast<size_t>(o.outputs[0])];
+  });
+}
+
 std::vector<uint8_t> Emitter::finish(const std::vector<TensorIndex>& inputs,
                                      const std::vector<TensorIndex>& outputs,
                                      const std::vector<std::string>& input_names,
                                      const std::vector<std::string>& output_names) {
+  fold_reshape_chains(outputs);
   // Only the tensors an operator or the signature uses are written, and only their buffers (a
   // lowering that permutes or reshapes a constant at export leaves the original unused).
   std::vector<TensorIndex> tensor_index(tensors_.size(), -1);

@@ -128,6 +128,10 @@ class Emitter {
     flatbuffers::Offset<void> options;
   };
   TensorIndex add_constant(tfl::TensorType type, std::vector<int32_t> shape, BufferRecord buffer);
+  // Peephole run by finish(): a RESHAPE of a RESHAPE's result reads the first RESHAPE's input
+  // instead (the same elements in the same order), and a RESHAPE whose result no operator and no
+  // model output (`outputs`) reads any more is dropped (XNNPACK copies the data at each RESHAPE).
+  void fold_reshape_chains(const std::vector<TensorIndex>& outputs);
 
   const Graph& graph_;
   flatbuffers::FlatBufferBuilder fbb_;

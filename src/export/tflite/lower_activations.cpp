@@ -38,9 +38,12 @@ DT input_type(Emitter& e, const Operation& op) {
   return data_type_of(e.graph(), op.inputs[0]);
 }
 
-// Adds the option-less unary builtin `code` writing the op's output.
+// Adds the option-less unary builtin `code` writing the op's output. The input is read before
+// the output is created, here and in every activation lowering: convert.cpp lowers an activation
+// fused into the op before it in place (input and output the same operand, rebound).
 void unary_to_output(Emitter& e, const Operation& op, Op code) {
-  e.op(code, {input(e, op)}, {e.output(op.outputs[0])});
+  const TensorIndex x = input(e, op);
+  e.op(code, {x}, {e.output(op.outputs[0])});
 }
 
 }  // namespace
@@ -93,7 +96,8 @@ void lower_elu(Emitter& e, const Operation& op, const AttrsOf<OpType::kElu>& att
 
 // gelu (row 51): TFLite's GELU with approximate = false, 0.5 · x · (1 + erf(x / √2)).
 void lower_gelu(Emitter& e, const Operation& op, const AttrsOf<OpType::kGelu>&) {
-  e.op(Op::GELU, {input(e, op)}, {e.output(op.outputs[0])}, tfl::BuiltinOptions::GeluOptions,
+  const TensorIndex x = input(e, op);
+  e.op(Op::GELU, {x}, {e.output(op.outputs[0])}, tfl::BuiltinOptions::GeluOptions,
        tfl::CreateGeluOptions(e.fbb(), false).Union());
 }
 
@@ -110,8 +114,9 @@ void lower_hardSigmoid(Emitter& e, const Operation& op,
 
 // hardSwish (row 56): TFLite's HARD_SWISH, x · relu6(x + 3) / 6.
 void lower_hardSwish(Emitter& e, const Operation& op, const AttrsOf<OpType::kHardSwish>&) {
-  e.op(Op::HARD_SWISH, {input(e, op)}, {e.output(op.outputs[0])},
-       tfl::BuiltinOptions::HardSwishOptions, tfl::CreateHardSwishOptions(e.fbb()).Union());
+  const TensorIndex x = input(e, op);
+  e.op(Op::HARD_SWISH, {x}, {e.output(op.outputs[0])}, tfl::BuiltinOptions::HardSwishOptions,
+       tfl::CreateHardSwishOptions(e.fbb()).Union());
 }
 
 // leakyRelu (row 59): TFLite's LEAKY_RELU (x > 0 ? x : alpha · x, one rounded product) with
@@ -136,7 +141,7 @@ void lower_linear(Emitter& e, const Operation& op, const AttrsOf<OpType::kLinear
 // which broadcasts both ways; signed integers select likewise with the product computed in the
 // wide type and wrapped back (lower_activations_util.h).
 void lower_prelu(Emitter& e, const Operation& op, const AttrsOf<OpType::kPrelu>&) {
-  const TensorIndex x = input(e, op), slope = e.value(op.inputs[1]);
+  const TensorIndex x = input(e, op), slope = e.value(op.inputs[1]);  // read before output()
   if (!is_float(input_type(e, op))) {
     e.bind(op.outputs[0], prelu_integer(e, x, slope, input_type(e, op)));
   } else if (e.shape_of(x) == shape_of(e.graph(), op.outputs[0])) {

@@ -9,10 +9,15 @@
 // - padding: SAME or VALID when TFLite's rule gives WebNN's windows (lower_window_util.h), else a
 //   PAD of zeros before a VALID conv (XNNPACK's subgraph optimizer fuses a zero PAD into the
 //   convolution that reads it). Dilations are the ops' own.
-// - convTranspose2d is TRANSPOSE_CONV (filter OHWI [Cout/groups, kH, kW, Cin]), which computes
-//   the full transposed convolution of extent full = (in − 1)·s + k and keeps output_shape
-//   positions starting at SAME's or VALID's begin padding, requiring in = ceil(out / s) (SAME) or
-//   full ≤ out < full + s (VALID); positions past `full` hold the bias alone, as in WebNN.
+// - convTranspose2d whose kernel equals its stride (no groups, no dilations, constant filter and
+//   bias, an output within the full extent) is a 1x1 CONV_2D to kh·kw·Cout channels and
+//   DEPTH_TO_SPACE (plus a SLICE for the padding): XNNPACK runs it several times faster than
+//   TRANSPOSE_CONV (see depth_to_space_deconvolution).
+// - any other convTranspose2d is TRANSPOSE_CONV (filter OHWI [Cout/groups, kH, kW, Cin], the
+//   bias as its 4th input), which computes the full transposed convolution of extent
+//   full = (in − 1)·s + k and keeps output_shape positions starting at SAME's or VALID's begin
+//   padding, requiring in = ceil(out / s) (SAME) or full ≤ out < full + s (VALID); positions
+//   past `full` hold the bias alone, as in WebNN.
 //   WebNN's output (outputPadding or outputSizes) is out = full − pb − pe (+ op < s), so when
 //   neither mode crops exactly at pb, a VALID TRANSPOSE_CONV of max(full, pb + out) positions is
 //   SLICEd from pb. TRANSPOSE_CONV has no groups and no dilations: groups are a SPLIT of the
@@ -104,6 +109,72 @@ TensorIndex dilate_filter(Emitter& e, TensorIndex w, uint32_t dh, uint32_t dw) {
                     std::move(out));
 }
 
+// The depth-to-space form of a convTranspose2d whose kernel equals its stride (each output
+// position reads one input position through one filter tap): the output block (a, b) of input
+// position (i, j) is z[i, j, (a·kw + b)·Cout + o] of a 1x1 CONV_2D with the constant filter
+// W'[(a·kw + b)·Cout + o, 0, 0, c] = F[o, a, b, c] (OHWI F) and the bias repeated per tap, laid
+// out as TFLite's DEPTH_TO_SPACE (DCR: depth index (a·block + b)·C + o, as TF's default) for a
+// square kernel, else RESHAPE [N·H, W, kh, kw·Cout], TRANSPOSE [0, 2, 1, 3] (none for kh = 1)
+// and RESHAPE; the full result (in·k on each axis) is then SLICEd from WebNN's begin padding.
+// Exact: every output is the same dot product over the input channels as TRANSPOSE_CONV's, plus
+// the bias. nullopt when the op does not have this form: groups or dilations, kernel ≠ stride, a
+// computed filter or bias, or an output that reaches past the full extent (those positions hold
+// the bias alone).
+std::optional<TensorIndex> depth_to_space_deconvolution(Emitter& e, const Operation& op,
+                                                        TensorIndex x, TensorIndex filter,
+                                                        const WindowOptions& win, uint32_t groups,
+                                                        const std::vector<int32_t>& ys) {
+  if (groups != 1 || win.dilations[0] != 1 || win.dilations[1] != 1) return std::nullopt;
+  const std::vector<int32_t> xs = e.shape_of(x);
+  const std::vector<int32_t> fs = e.shape_of(filter);  // OHWI (copies: adding tensors moves them)
+  const int32_t cout = fs[0], kh = fs[1], kw = fs[2], cin = fs[3];
+  if (int64_t{kh} != win.strides[0] || int64_t{kw} != win.strides[1]) return std::nullopt;
+  if (int64_t{ys[1]} + win.padding[0] > int64_t{xs[1]} * kh ||
+      int64_t{ys[2]} + win.padding[2] > int64_t{xs[2]} * kw)
+    return std::nullopt;
+  const TensorIndex bias = has_input(op, 2) ? e.value(op.inputs[2]) : kOmitted;
+  if (!e.is_constant(filter) || (bias != kOmitted && !e.is_constant(bias))) return std::nullopt;
+  const size_t taps = static_cast<size_t>(kh) * static_cast<size_t>(kw);
+  const size_t row = static_cast<size_t>(cin) * sizeof(float);
+  const size_t outs = static_cast<size_t>(cout), channels = taps * outs;
+  const std::span<const std::byte> f = e.constant_bytes(filter);
+  std::vector<std::byte> w(channels * row), b(channels * sizeof(float), std::byte{0});
+  for (size_t o = 0; o < outs; ++o)
+    for (size_t t = 0; t < taps; ++t) {
+      std::memcpy(w.data() + (t * outs + o) * row, f.data() + (o * taps + t) * row, row);
+      if (bias != kOmitted)
+        std::memcpy(b.data() + (t * outs + o) * sizeof(float),
+                    e.constant_bytes(bias).data() + o * sizeof(float), sizeof(float));
+    }
+  const int32_t depth = static_cast<int32_t>(channels);
+  const TensorIndex z =
+      e.op1(Op::CONV_2D,
+            {x, e.constant(tfl::TensorType::FLOAT32, {depth, 1, 1, cin}, std::move(w)),
+             e.constant(tfl::TensorType::FLOAT32, {depth}, std::move(b))},
+            tfl::TensorType::FLOAT32, {xs[0], xs[1], xs[2], depth}, Opt::Conv2DOptions,
+            tfl::CreateConv2DOptions(e.fbb(), tfl::Padding::VALID, 1, 1,
+                                     tfl::ActivationFunctionType::NONE, 1, 1)
+                .Union());
+  const std::vector<int32_t> full{xs[0], xs[1] * kh, xs[2] * kw, cout};
+  TensorIndex y = z;
+  if (kh == kw && kh > 1) {
+    y = e.op1(Op::DEPTH_TO_SPACE, {z}, tfl::TensorType::FLOAT32, full, Opt::DepthToSpaceOptions,
+              tfl::CreateDepthToSpaceOptions(e.fbb(), kh).Union());
+  } else if (kh != kw) {
+    // kh = 1: the taps of one row are already in place, the RESHAPE alone interleaves them.
+    if (kh > 1) y = e.transpose(e.reshape(z, {xs[0] * xs[1], xs[2], kh, kw * cout}), {0, 2, 1, 3});
+    y = e.reshape(y, full);
+  }
+  if (full == ys) return y;
+  return e.op1(Op::SLICE,
+               {y,
+                e.const_i32({0, static_cast<int32_t>(win.padding[0]),
+                             static_cast<int32_t>(win.padding[2]), 0}),
+                e.const_i32(ys)},
+               tfl::TensorType::FLOAT32, ys, Opt::SliceOptions,
+               tfl::CreateSliceOptions(e.fbb()).Union());
+}
+
 }  // namespace
 
 // conv2d takes every float case; convTranspose2d refuses a dilated filter that is not a constant
@@ -188,6 +259,11 @@ void lower_convTranspose2d(Emitter& e, const Operation& op,
     if (!e.is_constant(filter))
       throw NotSupportedError("tflite: TRANSPOSE_CONV dilates constant filters only");
     filter = dilate_filter(e, filter, win.dilations[0], win.dilations[1]);
+  }
+  if (const std::optional<TensorIndex> y =
+          depth_to_space_deconvolution(e, op, x, filter, win, o.groups, ys)) {
+    spatial::bind_nhwc_output(e, op, o.inputLayout, *y);
+    return;
   }
   const std::vector<int32_t> fs = e.shape_of(filter);
   const int64_t in[2] = {xs[1], xs[2]}, k[2] = {fs[1], fs[2]}, out[2] = {ys[1], ys[2]};

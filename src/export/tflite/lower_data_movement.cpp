@@ -7,9 +7,9 @@
 //
 // Data types: every WebNN type. The builtins that lack uint32/uint64 (PAD, REVERSE_V2, SPLIT,
 // SPLIT_V, GATHER; CONCATENATION lacks uint64) move those as int32/int64 (BITCAST, bit for bit).
-// Rank: REVERSE_V2 reverses one run of adjacent axes, PAD takes at most 5 dimensions and XNNPACK
-// refuses CONCATENATION and SPLIT above 6, so dimensions an op treats alike are merged first
-// (RESHAPE), which changes no element's order.
+// Rank: REVERSE_V2 reverses one run of adjacent axes, PAD takes at most 5 dimensions, TRANSPOSE
+// at most 6 and XNNPACK refuses CONCATENATION and SPLIT above 6, so dimensions an op treats alike
+// are merged first (RESHAPE), which changes no element's order.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +33,8 @@ constexpr size_t kMaxPadRank = 5;
 // Above this rank concat and split work on [outer, axis, inner] views (XNNPACK refuses
 // CONCATENATION and SPLIT above rank 6; 4 keeps the common NHWC forms unchanged).
 constexpr size_t kMaxDirectRank = 4;
+// The most dimensions TRANSPOSE takes (transpose.cc, XNNPACK's XNN_MAX_TENSOR_DIMS).
+constexpr size_t kMaxTransposeRank = 6;
 
 // The padding amounts of one pad as TFLite's INT32 [rank, 2] paddings operand.
 TensorIndex paddings(Emitter& e, const std::vector<int32_t>& begin,
@@ -327,9 +329,11 @@ void lower_tile(Emitter& e, const Operation& op, const AttrsOf<OpType::kTile>& a
        tfl::CreateTileOptions(e.fbb()).Union());
 }
 
-// transpose (row 93): TRANSPOSE by the permutation (default: the dimensions reversed). Dimensions
-// of size 1 are dropped and input dimensions that stay adjacent and in order are merged (RESHAPE
-// around it); an identity permutation is the input itself (reshaped).
+// transpose (row 93): TRANSPOSE by the permutation (default: the dimensions reversed) at the
+// data's rank up to 6 (TFLite's and XNNPACK's limit; XNNPACK merges dimensions itself, and a
+// RESHAPE around a lower-rank TRANSPOSE costs it a copy each). A permutation that moves only
+// dimensions of size 1 is a RESHAPE of the input; above rank 6 the size-1 dimensions are dropped
+// and input dimensions that stay adjacent and in order are merged (RESHAPE around the TRANSPOSE).
 void lower_transpose(Emitter& e, const Operation& op, const AttrsOf<OpType::kTranspose>& attrs) {
   const TensorIndex x = e.value(op.inputs[0]);
   const Shape shape = e.shape_of(x);
@@ -377,13 +381,12 @@ void lower_transpose(Emitter& e, const Operation& op, const AttrsOf<OpType::kTra
     bind_result(e, op.outputs[0], x);
     return;
   }
-  const TensorIndex v = reshaped(e, x, merged);
-  if (merged.size() == shape.size()) {
-    e.op(Op::TRANSPOSE, {v, e.const_i32(merged_perm)}, {e.output(op.outputs[0])},
-         Opt::TransposeOptions, tfl::CreateTransposeOptions(e.fbb()).Union());
+  if (shape.size() <= kMaxTransposeRank || merged.size() == shape.size()) {
+    e.op(Op::TRANSPOSE, {x, e.const_i32(perm)}, {e.output(op.outputs[0])}, Opt::TransposeOptions,
+         tfl::CreateTransposeOptions(e.fbb()).Union());
     return;
   }
-  bind_result(e, op.outputs[0], e.transpose(v, merged_perm));
+  bind_result(e, op.outputs[0], e.transpose(reshaped(e, x, merged), merged_perm));
 }
 
 // triangular (row 94): over the last two dimensions [M, N], element (i, j) is kept when

@@ -20,6 +20,8 @@
 //   NOT_EQUAL, cast to uint8.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "cppnn/errors.h"
@@ -390,12 +392,33 @@ void lower_min(Emitter& e, const Operation& op, const AttrsOf<OpType::kMin>&) {
   extreme(e, op, Op::MINIMUM);
 }
 
-// pow (row 16): POW for floats (std::pow: negative bases with integral exponents included);
-// int_pow for integers.
+// Whether tensor `b` is a float32 constant whose every element is 2 (an empty one is not).
+bool is_constant_two(const Emitter& e, TensorIndex b) {
+  if (!e.is_constant(b) || e.type_of(b) != TT::FLOAT32) return false;
+  const std::span<const std::byte> bytes = e.constant_bytes(b);
+  if (bytes.empty()) return false;
+  for (size_t i = 0; i < bytes.size(); i += sizeof(float)) {
+    float v;
+    std::memcpy(&v, bytes.data() + i, sizeof(float));
+    if (v != 2.0f) return false;
+  }
+  return true;
+}
+
+// pow (row 16): POW for floats (std::pow: negative bases with integral exponents included), but
+// MUL(x, x) for a constant exponent 2 that does not broadcast x (std::pow(x, 2) is the correctly
+// rounded x·x, signed zeros, infinities and NaN alike; MUL runs in XNNPACK, POW does not, and
+// splits the delegated partitions); int_pow for integers. Exponent 0.5 stays POW: SQRT differs
+// at −0 (pow gives +0) and −∞ (pow gives +∞).
 void lower_pow(Emitter& e, const Operation& op, const AttrsOf<OpType::kPow>&) {
   const DT t = type_of(e, op);
   if (is_float(t)) {
-    bind_output(e, op, bin(e, Op::POW, in(e, op, 0), in(e, op, 1)));
+    const TensorIndex x = in(e, op, 0), b = in(e, op, 1);
+    if (is_constant_two(e, b) && e.shape_of(x) == broadcast_shape(e.shape_of(x), e.shape_of(b))) {
+      bind_output(e, op, coalesced(e, Op::MUL, x, x));
+      return;
+    }
+    bind_output(e, op, bin(e, Op::POW, x, b));
     return;
   }
   bind_output(e, op, int_pow(e, in(e, op, 0), in(e, op, 1), t));

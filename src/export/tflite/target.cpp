@@ -29,6 +29,10 @@ BackendDescriptor tflite_descriptor(std::string name) {
   d.passes.convert_layout = true;
   d.passes.fold_batch_norm = true;
   d.passes.recognize_activations = true;
+  // conv2d, convTranspose2d, gemm and 2-D matmul take the constant add after them as their bias
+  // (CONV_2D/TRANSPOSE_CONV bias, FULLY_CONNECTED bias); the activations after them are lowered
+  // in place after the op (convert.cpp).
+  d.passes.fuse = true;
   return d;
 }
 
