@@ -1,7 +1,9 @@
 #include "src/passes/batch_norm_folding.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "cppnn/number.h"
@@ -24,7 +26,7 @@ std::vector<float> constant_floats(const Graph& g, OperandId id) {
   return v;
 }
 
-// A conv2d and the affine chain after it that folds into it.
+// A conv2d or convTranspose2d and the affine chain after it that folds into it.
 struct Fold {
   uint32_t conv = kNoOp;
   std::vector<uint32_t> chain;      // the folded operations after the conv, in order
@@ -77,15 +79,62 @@ bool batch_norm_affine(const Graph& g, const Operation& bn, size_t channel_axis,
   return true;
 }
 
-// The fold of conv2d `conv_index` and the affine chain after it, when there is one.
+// What the fold needs of a conv2d's or convTranspose2d's options.
+struct ConvShape {
+  bool transposed;
+  MLInputOperandLayout input_layout;
+  FilterAxes axes;
+  uint32_t groups;
+};
+std::optional<ConvShape> conv_shape(const Operation& op) {
+  if (op.type == OpType::kConv2d) {
+    const auto& o = attrs_of<OpType::kConv2d>(op.attrs).options;
+    return ConvShape{false, o.inputLayout, conv2d_filter_axes(o.filterLayout), o.groups};
+  }
+  if (op.type == OpType::kConvTranspose2d) {
+    const auto& o = attrs_of<OpType::kConvTranspose2d>(op.attrs).options;
+    return ConvShape{true, o.inputLayout, conv_transpose2d_filter_axes(o.filterLayout), o.groups};
+  }
+  return std::nullopt;
+}
+
+// The output channel each element of a filter of shape `fshape` (row-major) feeds, or empty when
+// the filter does not hold `channels` output channels. conv2d: the filter's output-channel index
+// (webnn-spec.md §2 row 7). convTranspose2d, whose filter holds Cout/groups output channels for
+// each group of Cin/groups input channels: group · (Cout/groups) + o, with group = ic /
+// (Cin/groups) (§2 row 8).
+std::vector<uint32_t> filter_output_channels(const ConvShape& cs, const Dims& fshape,
+                                             uint32_t channels) {
+  if (fshape.size() != 4 || cs.groups == 0) return {};
+  const uint32_t per_group_out = fshape[cs.axes.out_channels];
+  const uint32_t in = fshape[cs.axes.in_channels];
+  if (cs.transposed ? (in % cs.groups != 0 || uint64_t{per_group_out} * cs.groups != channels)
+                    : per_group_out != channels)
+    return {};
+  const uint32_t per_group_in = cs.transposed ? in / cs.groups : 1;
+  std::vector<uint32_t> oc(element_count(fshape));
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < oc.size(); ++i) {
+    const uint32_t o = idx[cs.axes.out_channels];
+    oc[i] = cs.transposed ? idx[cs.axes.in_channels] / per_group_in * per_group_out + o : o;
+    for (size_t d = 4; d-- > 0;) {  // the next row-major index
+      if (++idx[d] < fshape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return oc;
+}
+
+// The fold of conv2d or convTranspose2d `conv_index` and the affine chain after it, when there is
+// one.
 std::optional<Fold> fold_at(const Graph& g, const std::vector<uint32_t>& reader,
                             uint32_t conv_index) {
   const Operation& conv = g.operations[conv_index];
-  if (conv.type != OpType::kConv2d || !conv.activations.empty()) return std::nullopt;
-  const auto& co = attrs_of<OpType::kConv2d>(conv.attrs).options;
+  const std::optional<ConvShape> cs = conv_shape(conv);
+  if (!cs || !conv.activations.empty()) return std::nullopt;
   const MLOperandDescriptor& out = g.descriptor(conv.outputs[0]);
   if (out.dataType != MLOperandDataType::kFloat32) return std::nullopt;
-  const size_t channel_axis = co.inputLayout == MLInputOperandLayout::kNchw ? 1 : 3;
+  const size_t channel_axis = cs->input_layout == MLInputOperandLayout::kNchw ? 1 : 3;
   const uint32_t channels = out.shape[channel_axis];
   Fold f;
   f.conv = conv_index;
@@ -128,13 +177,11 @@ std::optional<Fold> fold_at(const Graph& g, const std::vector<uint32_t>& reader,
     if (conv_bias.size() != channels) return std::nullopt;
   }
   // Scale the filter along its output-channel axis.
-  const Dims& fshape = g.descriptor(conv.inputs[1]).shape;
-  const size_t oc_axis = conv2d_filter_axes(co.filterLayout).out_channels;
-  if (fshape[oc_axis] != channels) return std::nullopt;
-  size_t inner = 1;
-  for (size_t i = oc_axis + 1; i < fshape.size(); ++i) inner *= fshape[i];
+  const std::vector<uint32_t> oc =
+      filter_output_channels(*cs, g.descriptor(conv.inputs[1]).shape, channels);
+  if (oc.size() != f.filter.size()) return std::nullopt;
   for (size_t i = 0; i < f.filter.size(); ++i)
-    f.filter[i] = static_cast<float>(double(f.filter[i]) * s[(i / inner) % channels]);
+    f.filter[i] = static_cast<float>(double(f.filter[i]) * s[oc[i]]);
   f.bias.resize(channels);
   for (uint32_t c = 0; c < channels; ++c)
     f.bias[c] = static_cast<float>(double(conv_bias[c]) * s[c] + t[c]);
@@ -176,10 +223,18 @@ Graph fold_batch_norm(const Graph& graph, bool* changed) {
       continue;
     }
     const Fold& f = *fold_of_conv[i];
-    MLConv2dOptions o = attrs_of<OpType::kConv2d>(op.attrs).options;
     const MLOperand filter = b.constant(graph.descriptor(op.inputs[1]), bytes_of(f.filter));
-    o.bias = b.constant({MLOperandDataType::kFloat32, {uint32_t(f.bias.size())}}, bytes_of(f.bias));
-    rw.set(f.end, b.conv2d(rw.value(op.inputs[0]), filter, o));
+    const MLOperand bias =
+        b.constant({MLOperandDataType::kFloat32, {uint32_t(f.bias.size())}}, bytes_of(f.bias));
+    if (op.type == OpType::kConvTranspose2d) {
+      MLConvTranspose2dOptions o = attrs_of<OpType::kConvTranspose2d>(op.attrs).options;
+      o.bias = bias;
+      rw.set(f.end, b.convTranspose2d(rw.value(op.inputs[0]), filter, o));
+    } else {
+      MLConv2dOptions o = attrs_of<OpType::kConv2d>(op.attrs).options;
+      o.bias = bias;
+      rw.set(f.end, b.conv2d(rw.value(op.inputs[0]), filter, o));
+    }
   }
   *changed = true;
   return rw.finish();
