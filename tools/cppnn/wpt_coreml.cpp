@@ -1,34 +1,17 @@
 // The CoreML export of `cppnn wpt --export-coreml DIR` (see CoremlExport in wpt_common.h).
-#include <cstdio>
-
 #include "cppnn/coreml.h"
 #include "cppnn/errors.h"
 #include "tools/cppnn/json_file.h"
 #include "tools/cppnn/npy.h"
 #include "tools/cppnn/wpt_common.h"
+#include "tools/cppnn/wpt_export_util.h"
 
 namespace cppnn::tool::wpt {
-namespace {
-
-// "c0042": the case's file stem in the export folder.
-std::string case_stem(size_t index) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "c%04zu", index);
-  return buf;
-}
-
-Json shape_json(const std::vector<uint32_t>& shape) {
-  Json s = Json::array();
-  for (uint32_t d : shape) s.push_back(d);
-  return s;
-}
-
-}  // namespace
 
 void export_coreml_case(CoremlExport& x, const std::string& id, const MLGraph& graph,
                         const std::map<std::string, std::vector<std::byte>>& inputs,
                         const Json& expected, const Json& tolerance, bool exact) {
-  const std::string stem = case_stem(x.cases.size());
+  const std::string stem = export_case_stem(x.cases.size());
   Json entry = {{"id", id}};
   CoremlPackageInfo info;
   try {
@@ -68,17 +51,11 @@ void export_coreml_case(CoremlExport& x, const std::string& id, const MLGraph& g
               {"packageType", data_type_name(f.packageType)},
               {"packageShape", shape_json(f.packageShape)}};
     const Json& e = expected.at(f.name);
-    if (e.contains("bits"))
-      o["expectedBits"] = e.at("bits");
-    else
-      o["expected"] = e.at("data");
+    set_expected(o, e);
     out.push_back(std::move(o));
   }
-  entry["inputs"] = std::move(in);
-  entry["outputs"] = std::move(out);
-  entry["tolerance"] = tolerance;
-  entry["exactCompare"] = exact;
-  x.cases.push_back(std::move(entry));
+  x.cases.push_back(
+      finished_entry(std::move(entry), std::move(in), std::move(out), tolerance, exact));
 }
 
 void record_coreml_failure(CoremlExport& x, const std::string& id, const std::string& error) {

@@ -1,27 +1,13 @@
 // The TFLite export of `cppnn wpt --export-tflite DIR` (see TfliteExport in wpt_common.h).
-#include <cstdio>
-
 #include "cppnn/errors.h"
 #include "cppnn/tflite.h"
 #include "tools/cppnn/json_file.h"
 #include "tools/cppnn/npy.h"
 #include "tools/cppnn/wpt_common.h"
+#include "tools/cppnn/wpt_export_util.h"
 
 namespace cppnn::tool::wpt {
 namespace {
-
-// "c0042": the case's file stem in the export folder.
-std::string case_stem(size_t index) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "c%04zu", index);
-  return buf;
-}
-
-Json shape_json(const std::vector<uint32_t>& shape) {
-  Json s = Json::array();
-  for (uint32_t d : shape) s.push_back(d);
-  return s;
-}
 
 // The element type of the model's input or output tensor for a WebNN type (TfliteTensor in
 // include/cppnn/tflite.h): int4 / uint4 travel unpacked as int8 / uint8, every other type as
@@ -76,7 +62,7 @@ void export_tflite_case(TfliteExport& x, const std::string& id, const MLGraph& g
                         const std::map<std::string, std::vector<std::byte>>& inputs,
                         const std::map<std::string, std::vector<std::byte>>& outputs,
                         const Json& expected, const Json& tolerance, bool exact) {
-  const std::string stem = case_stem(x.cases.size());
+  const std::string stem = export_case_stem(x.cases.size());
   Json entry = {{"id", id}};
   TfliteModelInfo info;
   try {
@@ -104,17 +90,11 @@ void export_tflite_case(TfliteExport& x, const std::string& id, const MLGraph& g
     Json o = write_tensor(x, stem + "/out" + std::to_string(k) + ".npy", name,
                           descriptors_out.at(name), outputs.at(name));
     const Json& e = expected.at(name);
-    if (e.contains("bits"))
-      o["expectedBits"] = e.at("bits");
-    else
-      o["expected"] = e.at("data");
+    set_expected(o, e);
     out.push_back(std::move(o));
   }
-  entry["inputs"] = std::move(in);
-  entry["outputs"] = std::move(out);
-  entry["tolerance"] = tolerance;
-  entry["exactCompare"] = exact;
-  x.cases.push_back(std::move(entry));
+  x.cases.push_back(
+      finished_entry(std::move(entry), std::move(in), std::move(out), tolerance, exact));
 }
 
 void record_tflite_failure(TfliteExport& x, const std::string& id, const std::string& error) {
