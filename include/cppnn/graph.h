@@ -26,6 +26,12 @@ class MLGraph {
   // [[inputDescriptors]] and [[outputDescriptors]] (cppnn extension: readable).
   const std::map<std::string, MLOperandDescriptor>& inputs() const;
   const std::map<std::string, MLOperandDescriptor>& outputs() const;
+  // The output descriptors for input tensors of the descriptors `inputs` (cppnn extension,
+  // docs/dynamic-dimensions.md): outputs() for a graph without dynamic dimensions, else the
+  // outputs of the graph re-derived at the sizes the inputs give (checked like dispatch():
+  // TypeError naming the input and dimension; NotSupportedError when it cannot be re-derived).
+  std::map<std::string, MLOperandDescriptor> outputs_for(
+      const std::map<std::string, MLOperandDescriptor>& inputs) const;
   // The pruned, immutable graph model (cppnn extension).
   const Graph& graph() const;
   MLContext context() const;

@@ -90,6 +90,20 @@ struct FusedActivation {
   OpAttributes attrs;
 };
 
+// A size in an operation's attributes that follows a dynamic dimension (cppnn extension,
+// docs/dynamic-dimensions.md): element `index` of attribute `field` (a positional parameter such
+// as reshape's `newShape` or slice's `sizes`, or an option such as slice's `strides`) equals
+// `scale * symbol + offset`, `symbol` naming a dynamic dimension of the graph's inputs. The
+// recorded value is the one at the dimensions' maxima; dispatch at smaller sizes recomputes it.
+struct SymbolicSize {
+  std::string field;
+  uint32_t index = 0;
+  std::string symbol;
+  int64_t scale = 1;
+  int64_t offset = 0;
+  friend bool operator==(const SymbolicSize&, const SymbolicSize&) = default;
+};
+
 struct Operation {
   OpType type = OpType::kIdentity;
   std::vector<OperandId> inputs;
@@ -97,6 +111,8 @@ struct Operation {
   OpAttributes attrs;
   // Activations applied to outputs[0] after the op, in order (empty unless fused by a pass).
   std::vector<FusedActivation> activations;
+  // The attribute sizes that follow dynamic dimensions (empty for almost every operation).
+  std::vector<SymbolicSize> symbolic;
   const std::string& label() const { return label_of(attrs); }
 };
 

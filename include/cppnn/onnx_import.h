@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -46,6 +47,18 @@ struct OnnxImportOptions {
   std::map<std::string, OnnxInputValue> inputValues;
   // Constant folding materialises results up to this many bytes; bigger results stay ops.
   uint64_t foldLimitBytes = uint64_t{64} << 20;
+  // Record every node output in OnnxImportResult::values (`cppnn compare`); the recorded graph
+  // is the same either way.
+  bool recordValues = false;
+};
+
+// One ONNX node output as converted (OnnxImportOptions::recordValues): the operand of the
+// model's builder that holds it at run time, or its value when it was folded at conversion.
+struct OnnxImportedValue {
+  MLOperandDescriptor descriptor;
+  std::optional<MLOperand> operand;  // a run-time value (may be an input or shared by values)
+  bool folded = false;               // computed at conversion: `constant` holds it
+  ConstantData constant;
 };
 
 // What an import recorded.
@@ -57,6 +70,8 @@ struct OnnxImportResult {
   // "::" -> "__", ":" -> "_", "." -> "_", other characters outside [A-Za-z0-9_/] -> "_").
   std::vector<std::pair<std::string, std::string>> inputNames, outputNames;
   std::vector<std::string> warnings;  // non-fatal findings (ignored attributes, ...)
+  // With OnnxImportOptions::recordValues: ONNX value name -> every node output's conversion.
+  std::map<std::string, OnnxImportedValue> values;
 };
 
 // Imports the model file `model` (external data resolved beside it) into `builder`. Throws

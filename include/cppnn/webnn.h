@@ -5,6 +5,7 @@
 #include "cppnn/data_type.h"
 #include "cppnn/descriptor.h"
 #include "cppnn/dynamic_call.h"
+#include "cppnn/dynamic_dims.h"
 #include "cppnn/enums.h"
 #include "cppnn/errors.h"
 #include "cppnn/float16.h"

@@ -331,6 +331,7 @@ std::shared_ptr<detail::GraphState> checked_graph_state(
       throw TypeError("build: the input name \"" + info.name + "\" is used by two inputs");
   }
   for (OperandId id : gs->graph->inputs) gs->input_names.push_back(gs->graph->operand(id).name);
+  gs->dynamic = detail::make_dynamic_dispatch(*gs->graph);  // null without dynamic dimensions
   for (const auto& [name, id] : gs->graph->outputs) {
     gs->outputs.emplace(name, gs->graph->descriptor(id));
     gs->output_names.push_back(name);

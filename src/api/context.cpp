@@ -62,11 +62,13 @@ const detail::TensorState& usable_tensor(const detail::ContextState& ctx, const 
 
 // Checks one side (inputs or outputs) of a dispatch against the graph's descriptors and collects
 // the tensors' data pointers in graph order into `out` (not read when null: a check only).
+// `descs` null: the descriptors are not compared (a dynamic graph's inputs, checked by
+// dynamic_sizes()); `note` ends a descriptor mismatch's message.
 template <class Ptr>
 void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string>& names,
-                  const std::map<std::string, MLOperandDescriptor>& descs,
+                  const std::map<std::string, MLOperandDescriptor>* descs,
                   const MLNamedTensors& tensors, const char* side, std::vector<Ptr>* out,
-                  std::set<const detail::TensorState*>& seen) {
+                  std::set<const detail::TensorState*>& seen, const std::string& note = {}) {
   if (tensors.size() != names.size())
     throw TypeError("dispatch: the graph has " + std::to_string(names.size()) + " " + side + ", " +
                     std::to_string(tensors.size()) + " were bound");
@@ -86,10 +88,13 @@ void bind_tensors(const detail::ContextState& ctx, const std::vector<std::string
       throw TypeError("dispatch: the tensor bound to \"" + name + "\" is a constant tensor");
     if (!seen.insert(&t).second)
       throw TypeError("dispatch: the tensor bound to \"" + name + "\" is bound more than once");
-    const MLOperandDescriptor& want = descs.at(name);
-    if (t.descriptor != want)
-      throw TypeError("dispatch: " + std::string(side) + " \"" + name + "\" expects " +
-                      to_string(want) + ", the bound tensor is " + to_string(t.descriptor));
+    if (descs) {
+      const MLOperandDescriptor& want = descs->at(name);
+      if (t.descriptor != want)
+        throw TypeError("dispatch: " + std::string(side) + " \"" + name + "\" expects " +
+                        to_string(want) + note + ", the bound tensor is " +
+                        to_string(t.descriptor));
+    }
     if (out) out->push_back(t.data.get());
   }
 }
@@ -100,6 +105,35 @@ void check_dispatch_graph(const detail::ContextState& ctx, const MLContext& cont
   if (g.context.get() != &ctx) throw TypeError("dispatch: the graph belongs to another context");
   if (g.destroyed.load()) throw InvalidStateError("dispatch: the graph is destroyed");
   if (context.is_lost()) throw InvalidStateError("dispatch: the context is lost");
+}
+
+// dispatch's checks and bindings for a graph with dynamic input dimensions
+// (docs/dynamic-dimensions.md): the input tensors give the dimensions' sizes (dynamic_sizes()
+// checks them), the graph re-derived at those sizes gives the output descriptors the output
+// tensors must have. The re-derived graph, compiled with `compile_in`'s backend unless null; null
+// when the sizes are the maxima (the graph as built).
+template <class InPtr, class OutPtr>
+std::shared_ptr<detail::Specialization> bind_dynamic(
+    const detail::ContextState& ctx, const detail::GraphState& g, const MLNamedTensors& inputs,
+    const MLNamedTensors& outputs, std::vector<InPtr>* in, std::vector<OutPtr>* out,
+    detail::ContextState* compile_in) {
+  std::set<const detail::TensorState*> seen;
+  bind_tensors(ctx, g.input_names, nullptr, inputs, "inputs", in, seen);
+  std::vector<const MLOperandDescriptor*> actual;
+  actual.reserve(g.input_names.size());
+  for (const std::string& name : g.input_names)
+    actual.push_back(&inputs.at(name).state()->descriptor);
+  Result<std::vector<uint32_t>> sizes = dynamic_sizes(*g.graph, g.dynamic->dims, actual);
+  if (!sizes) throw TypeError("dispatch: " + sizes.error().message);
+  std::shared_ptr<detail::Specialization> s;
+  const std::map<std::string, MLOperandDescriptor>* descs = &g.outputs;
+  if (*sizes != g.dynamic->dims.maxima) {
+    s = detail::specialization(*g.dynamic, *g.graph, *sizes, compile_in);
+    descs = &s->outputs;
+  }
+  bind_tensors(ctx, g.output_names, descs, outputs, "outputs", out, seen,
+               " (at " + describe_sizes(g.dynamic->dims, *sizes) + ")");
+  return s;
 }
 
 }  // namespace
@@ -251,11 +285,17 @@ void MLContext::dispatch(const MLGraph& graph, const MLNamedTensors& inputs,
     g.compiled->execute(gs.bound_inputs, gs.bound_outputs);
     return;
   }
-  std::set<const detail::TensorState*> seen;
   std::vector<const std::byte*> in;
   std::vector<std::byte*> out;
-  bind_tensors(*state_, g.input_names, g.inputs, inputs, "inputs", &in, seen);
-  bind_tensors(*state_, g.output_names, g.outputs, outputs, "outputs", &out, seen);
+  if (g.dynamic) {
+    std::shared_ptr<detail::Specialization> s =
+        bind_dynamic(*state_, g, inputs, outputs, &in, &out, state_.get());
+    (s ? s->compiled : g.compiled)->execute(in, out);
+    return;
+  }
+  std::set<const detail::TensorState*> seen;
+  bind_tensors(*state_, g.input_names, &g.inputs, inputs, "inputs", &in, seen);
+  bind_tensors(*state_, g.output_names, &g.outputs, outputs, "outputs", &out, seen);
   g.compiled->execute(in, out);
 }
 
@@ -264,9 +304,13 @@ void check_dispatch(const MLContext& context, const MLGraph& graph, const MLName
   const detail::ContextState& ctx = *context.state();
   const detail::GraphState& g = *graph.state();
   check_dispatch_graph(ctx, context, g);
+  if (g.dynamic) {
+    bind_dynamic<const std::byte*, std::byte*>(ctx, g, inputs, outputs, nullptr, nullptr, nullptr);
+    return;
+  }
   std::set<const detail::TensorState*> seen;
-  bind_tensors<const std::byte*>(ctx, g.input_names, g.inputs, inputs, "inputs", nullptr, seen);
-  bind_tensors<std::byte*>(ctx, g.output_names, g.outputs, outputs, "outputs", nullptr, seen);
+  bind_tensors<const std::byte*>(ctx, g.input_names, &g.inputs, inputs, "inputs", nullptr, seen);
+  bind_tensors<std::byte*>(ctx, g.output_names, &g.outputs, outputs, "outputs", nullptr, seen);
 }
 
 void MLContext::destroy() {
@@ -286,6 +330,7 @@ void MLContext::destroy() {
   for (auto& g : graphs) {
     g->destroyed.store(true);
     g->compiled.reset();
+    if (g->dynamic) g->dynamic->release();
   }
   for (auto& t : tensors) {
     t->destroyed.store(true);

@@ -12,6 +12,7 @@
 
 #include "cppnn/context.h"
 #include "cppnn/graph_model.h"
+#include "src/api/dynamic_dispatch.h"
 #include "src/backends/backend.h"
 #include "src/passes/context_limits.h"
 
@@ -70,6 +71,9 @@ struct GraphState {
   // as MLNamedTensors sorts them, so the bindings are matched by one walk without lookups.
   std::vector<uint32_t> input_order, output_order;
   std::unique_ptr<CompiledGraph> compiled;
+  // Graphs with dynamic input dimensions: their re-derived forms per tuple of sizes (null for a
+  // static graph; docs/dynamic-dimensions.md).
+  std::unique_ptr<DynamicDispatch> dynamic;
   // Scratch of dispatch (used under the context's timeline only): pointers in graph order and
   // the tensors seen, kept between dispatches so that a dispatch allocates nothing.
   std::vector<const std::byte*> bound_inputs;

@@ -7,10 +7,12 @@
 #include "cppnn/errors.h"
 #include "src/api/states.h"
 #include "src/core/checked_math.h"
+#include "src/formats/doc_symbolic.h"
 #include "src/formats/graph_convert.h"
 #include "src/formats/graph_validate.h"
 #include "src/formats/op_params.h"
 #include "src/formats/webnn_text.h"
+#include "src/graph/symbolic_sizes.h"
 
 namespace cppnn::formats {
 namespace {
@@ -193,7 +195,15 @@ class Recorder {
     const std::vector<std::string_view> operand_options = operand_option_names(type);
     DynValue::Object options;
     std::vector<DynValue> param_values(params.size());
-    for (const auto& [key, value] : n.options) {
+    std::vector<SymbolicSize> symbolic;
+    DocValue::Object plain_options;  // the options with symbolic sizes as their recorded values
+    const DocValue::Object* option_values = &n.options;
+    if (has_symbolic(n.options)) {
+      plain_options = n.options;
+      for (auto& [key, value] : plain_options) take_symbolic(where, key, value, symbolic);
+      option_values = &plain_options;
+    }
+    for (const auto& [key, value] : *option_values) {
       bool is_param = false;
       for (size_t i = 0; i < params.size(); ++i)
         if (params[i] == key) {
@@ -226,10 +236,59 @@ class Recorder {
                                       std::to_string(results.size()) + " outputs, " +
                                       std::to_string(names.size()) + " names given");
     }
+    if (!symbolic.empty()) builder_.state()->graph.operations.back().symbolic = std::move(symbolic);
     for (size_t i = 0; i < results.size(); ++i) {
       info(results[i]).name = names[i];
       env_[names[i]] = results[i];
     }
+  }
+
+  // True when an option value or an element of a list option is a symbolic size.
+  static bool has_symbolic(const DocValue::Object& options) {
+    for (const auto& [key, value] : options) {
+      if (is_symbolic_value(value)) return true;
+      for (const DocValue& item : value.items)
+        if (is_symbolic_value(item)) return true;
+    }
+    return false;
+  }
+
+  // Replaces the symbolic sizes of option `key` (the value itself or list elements) by their
+  // recorded value and collects them; the relation must name a dynamic input dimension and give
+  // the recorded value at its maximum (docs/dynamic-dimensions.md).
+  void take_symbolic(const std::string& where, const std::string& key, DocValue& value,
+                     std::vector<SymbolicSize>& out) {
+    auto take = [&](DocValue& v, uint32_t index) {
+      if (!is_symbolic_value(v)) return;
+      const std::string expr = v.find("dyn")->s;
+      const int64_t size = v.find("size")->i;
+      Result<SymbolicSize> s = parse_symbolic_expression(expr);
+      if (!s) fail(ErrorKind::kDataError, where + ": option '" + key + "': " + s.error().message);
+      s->field = key;
+      s->index = index;
+      const uint32_t* max = dynamic_maximum(s->symbol);
+      if (!max)
+        fail(ErrorKind::kDataError, where + ": option '" + key + "': dyn(\"" + expr +
+                                        "\") names no dynamic input dimension");
+      Result<int64_t> at_max = evaluate_symbolic(*s, *max);
+      if (!at_max || *at_max != size)
+        fail(ErrorKind::kDataError, where + ": option '" + key + "': dyn(\"" + expr + "\", " +
+                                        std::to_string(size) + ") must give " +
+                                        (at_max ? std::to_string(*at_max) : "a valid size") +
+                                        " at " + s->symbol + " = " + std::to_string(*max));
+      out.push_back(std::move(*s));
+      v = DocValue::integer(size);
+    };
+    take(value, 0);
+    for (size_t i = 0; i < value.items.size(); ++i) take(value.items[i], static_cast<uint32_t>(i));
+  }
+
+  // The maximum of the dynamic input dimension `name`, or null.
+  const uint32_t* dynamic_maximum(const std::string& name) const {
+    for (const auto& [input, in] : doc_.inputs)
+      for (const DocDim& d : in.shape)
+        if (d.name == name) return &d.size;
+    return nullptr;
   }
 
   const GraphDoc& doc_;

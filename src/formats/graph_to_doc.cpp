@@ -8,8 +8,10 @@
 #include "cppnn/enums.h"
 #include "cppnn/errors.h"
 #include "cppnn/reflect.h"
+#include "src/formats/doc_symbolic.h"
 #include "src/formats/graph_convert.h"
 #include "src/formats/op_params.h"
+#include "src/graph/symbolic_sizes.h"
 
 namespace cppnn::formats {
 namespace {
@@ -256,6 +258,7 @@ class Writer {
           }
         },
         op.attrs);
+    for (const SymbolicSize& s : op.symbolic) write_symbolic(op, s, n.options);
     if (op.outputs.size() == 1 && !is_sequence(op.type)) {
       n.id = names_[op.outputs[0].value];
     } else {
@@ -264,6 +267,24 @@ class Writer {
       n.id = n.outputs->front();
     }
     return n;
+  }
+
+  // A symbolic size written over the recorded value it stands for (docs/dynamic-dimensions.md).
+  static void write_symbolic(const Operation& op, const SymbolicSize& s,
+                             DocValue::Object& options) {
+    Result<int64_t> size = size_attribute(op.type, op.attrs, s.field, s.index);
+    if (!size) throw_error(size.error().kind, size.error().message);
+    DocValue sym = symbolic_value(symbolic_expression(s), *size);
+    for (auto& [key, value] : options) {
+      if (key != s.field) continue;
+      if (value.kind == DocValue::Kind::kArray && s.index < value.items.size())
+        value.items[s.index] = std::move(sym);
+      else if (value.kind != DocValue::Kind::kArray && s.index == 0)
+        value = std::move(sym);
+      return;
+    }
+    throw DataError(std::string(op_name(op.type)) + ": symbolic size " + s.field + "[" +
+                    std::to_string(s.index) + "] has no written option");
   }
 
   static bool is_sequence(OpType t) {

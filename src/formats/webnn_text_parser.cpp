@@ -6,9 +6,11 @@
 #include <cstdlib>
 
 #include "src/formats/doc_strings.h"
+#include "src/formats/doc_symbolic.h"
 #include "src/formats/text_cursor.h"
 #include "src/formats/text_number.h"
 #include "src/formats/webnn_text.h"
+#include "src/graph/symbolic_sizes.h"
 
 namespace cppnn::formats {
 namespace {
@@ -377,6 +379,7 @@ class Parser {
       }
     }
     if (ch == '-' || text::has_class(ch, text::kDigit)) return number();
+    if (c_.looking_at("dyn(")) return symbolic_size();
     for (std::string_view kw : {"true", "false", "null"}) {
       if (!c_.looking_at(kw)) continue;
       const char* at = c_.pos();
@@ -392,6 +395,24 @@ class Parser {
     }
     if (c_.at_ident()) return DocValue::string(std::string(c_.ident()));
     c_.fail_expected("a value");
+  }
+
+  // A symbolic size (cppnn extension, docs/dynamic-dimensions.md): `dyn("expr", size)`.
+  DocValue symbolic_size() {
+    const char* at = c_.pos();
+    c_.advance(4);
+    c_.skip_ws();
+    if (c_.peek() != '"') c_.fail_expected("the size's relation (a string such as \"seq\")");
+    std::string expr;
+    c_.string(expr);
+    if (Result<SymbolicSize> r = parse_symbolic_expression(expr); !r)
+      c_.fail(at, r.error().message);
+    c_.expect(',', "','");
+    c_.skip_ws();
+    const DocValue size = number();
+    if (size.kind != DocValue::Kind::kInt) c_.fail(at, "dyn(...)'s size must be an integer");
+    c_.expect(')', "')'");
+    return symbolic_value(std::move(expr), size.i);
   }
 
   void outputs_block() {

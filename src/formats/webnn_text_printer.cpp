@@ -2,6 +2,7 @@
 // losses: what text cannot express is an error, never different parseable text).
 #include <algorithm>
 
+#include "src/formats/doc_symbolic.h"
 #include "src/formats/graph_json.h"
 #include "src/formats/webnn_text.h"
 
@@ -73,6 +74,12 @@ void append_option_value(std::string& out, const DocValue& v, std::string_view w
       out += ']';
       return;
     case DocValue::Kind::kObject:
+      if (is_symbolic_value(v)) {  // docs/dynamic-dimensions.md
+        out += "dyn(";
+        append_text_string(out, v.find("dyn")->s);
+        out += ", " + std::to_string(v.find("size")->i) + ")";
+        return;
+      }
       check_object_strings(v, where);
       append_compact_json(out, v, true);
       return;

@@ -154,6 +154,14 @@ uint64_t Graph::content_hash() const {
     h.add(uint64_t{op.outputs.size()});
     for (OperandId out : op.outputs) h.add(uint64_t{out.value});
     hash_attributes(h, op.attrs);
+    // Symbolic sizes only when present, so graphs without them hash as before.
+    for (const SymbolicSize& s : op.symbolic) {
+      h.add(s.field);
+      h.add(uint64_t{s.index});
+      h.add(s.symbol);
+      h.add(static_cast<uint64_t>(s.scale));
+      h.add(static_cast<uint64_t>(s.offset));
+    }
   }
   for (OperandId in : inputs) h.add(uint64_t{in.value});
   for (const auto& [name, id] : outputs) {

@@ -91,6 +91,27 @@ TEST_F(OrtBackend, LargeConstantsMatchTheReferenceBackend) {
   EXPECT_EQ(got["y"], expected["y"]);
 }
 
+// A gather with large constant int32 indices: the lowering casts them to an int64 initializer and
+// the original one, now unused, is dropped with its external data (ONNX Runtime would reject
+// external data for an initializer it removed).
+TEST_F(OrtBackend, LargeConstantGatherIndicesAreConverted) {
+  const MLOperandDescriptor d{MLOperandDataType::kFloat32, {16, 3}};
+  std::vector<float> x(16 * 3);
+  std::iota(x.begin(), x.end(), 0.25f);
+  std::vector<int32_t> idx(300);
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int32_t>((i * 7) % 16);
+  auto build = [&](MLContext& c) {
+    MLGraphBuilder b(c);
+    MLOperand i = b.constant({MLOperandDataType::kInt32, {300}}, to_bytes(idx));
+    return b.build({{"y", b.gather(b.input("x", d), i)}});
+  };
+  MLContext ref = testing::ref_context();
+  MLGraph gr = build(ref), go = build(context_);
+  auto expected = testing::run_graph(ref, gr, {{"x", to_bytes(x)}});
+  auto got = testing::run_graph(context_, go, {{"x", to_bytes(x)}});
+  EXPECT_EQ(got["y"], expected["y"]);
+}
+
 // lstm/lstmCell with peepholes: the output gate reads the previous cell state (WebNN), not the
 // new one (ONNX's LSTM node); with a nonzero initial cell state the two differ by ~1e-2.
 TEST_F(OrtBackend, LstmPeepholesReadThePreviousCellState) {

@@ -12,8 +12,6 @@ here="$(dirname "$(realpath "$0")")"
 wpt_dir="${CPPNN_WPT_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/wpt}"
 # shellcheck source=../cli_lib.sh
 source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
-# has PATTERN FILE: FILE contains PATTERN.
-has() { grep -qF -- "$1" "$2" || fail "no \"$1\" in $2: $(head -c 2000 "$2")"; }
 # Run directly, the sanitizer build suppresses leaks as `make test-asan` does.
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/../lsan.supp}"
 # An ASan build maps terabytes of shadow memory: no address-space limit there.

@@ -11,8 +11,6 @@ set -u
 tool="$(realpath "${1:?usage: compare_onnx_test.sh path/to/cppnn}")"
 # shellcheck source=../cli_lib.sh
 source "$(dirname "$(realpath "$0")")/../cli_lib.sh"
-# has PATTERN FILE: FILE contains PATTERN.
-has() { grep -qF -- "$1" "$2" || fail "no \"$1\" in $2: $(head -c 2000 "$2")"; }
 
 cat >cancel.webnn <<'GRAPH'
 webnn_graph "cancel" v1 {

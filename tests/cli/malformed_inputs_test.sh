@@ -137,6 +137,7 @@ onnx_commands() {  # FILE CODES NAMED
   # compare-onnx needs ONNX Runtime (77: skipped without it).
   check "compare-onnx $b" "$codes|77" "$named" -- "$tool" compare-onnx "$f" \
     --backend reference
+  check "compare $b" "$codes|77" "$named" -- "$tool" compare "$f" --backend reference
 }
 
 # ---- the valid controls: the commands are right ----

@@ -83,6 +83,29 @@ TEST_F(OnnxLowerConvolution, Conv2dFloat32NchwIsOneConvWithBias) {
   EXPECT_EQ(attr(conv, "group").i(), 2);
 }
 
+// A float32 batchNormalization after a conv2d with constant parameters folds into the Conv (as
+// ONNX Runtime's Conv+BatchNormalization fusion would; the standalone lowering's Sub would block
+// it); with a non-constant mean it stays Sub + BatchNormalization.
+TEST_F(OnnxLowerConvolution, Conv2dBatchNormalizationFoldsIntoConv) {
+  MLOperand x = b.input("x", {DT::kFloat32, {1, 2, 5, 5}});
+  MLOperand conv = b.conv2d(x, constant({3, 2, 3, 3}, 54), {.bias = constant({3}, 3)});
+  MLOperand variance = b.constant({DT::kFloat32, {3}}, f32_bytes({0.5f, 1.0f, 2.0f}));
+  const onnx::GraphProto g =
+      convert(b.batchNormalization(conv, constant({3}, 3), variance, {.epsilon = 1e-3}));
+  EXPECT_EQ(op_types(g), V{"Conv"});
+  // A second graph (a builder builds once): the mean is an input.
+  MLGraphBuilder b2{context};
+  MLOperand x2 = b2.input("x", {DT::kFloat32, {1, 2, 5, 5}});
+  MLOperand filter =
+      b2.constant({DT::kFloat32, {3, 2, 3, 3}}, f32_bytes(std::vector<float>(54, 0.5f)));
+  MLOperand variance2 = b2.constant({DT::kFloat32, {3}}, f32_bytes({0.5f, 1.0f, 2.0f}));
+  MLOperand mean = b2.input("mean", {DT::kFloat32, {3}});
+  MLGraph graph = b2.build(
+      {{"y", b2.batchNormalization(b2.conv2d(x2, filter), mean, variance2, {.epsilon = 1e-3})}});
+  const onnx::GraphProto kept = onnx_export::convert_graph(graph.graph(), {}).model.graph();
+  EXPECT_EQ(op_types(kept), (V{"Conv", "Reshape", "Sub", "BatchNormalization"}));
+}
+
 TEST_F(OnnxLowerConvolution, Conv2dNhwcHwioTransposesAroundConv) {
   MLOperand x = b.input("x", {DT::kFloat32, {1, 5, 5, 3}});
   MLOperand y = b.conv2d(x, constant({2, 2, 3, 4}, 48),

@@ -7,60 +7,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numbers>
 
 #include "cppnn/errors.h"
-#include "cppnn/onnx_import.h"
-#include "cppnn/webnn.h"
-#include "src/backends/selection.h"
-#include "tests/backends/run_util.h"
 #include "tests/import/import_test_util.h"
-#include "tests/import/onnx_model_builder.h"
 
 namespace cppnn {
 namespace {
 
-using testing::as;
-using testing::OnnxModelBuilder;
-using testing::to_bytes;
-constexpr int32_t kFloat = onnx::TensorProto_DataType_FLOAT;
-constexpr int32_t kInt32 = onnx::TensorProto_DataType_INT32;
-constexpr int32_t kInt64 = onnx::TensorProto_DataType_INT64;
-constexpr int32_t kUint8 = onnx::TensorProto_DataType_UINT8;
-
-using testing::attr_float;
-using testing::attr_string;
-using testing::Bytes;
-
-std::vector<std::string> backends() {
-  return testing::import_backends();
-}
-
-std::vector<std::byte> run_y(const OnnxModelBuilder& m, const std::string& backend,
-                             const Bytes& inputs) {
-  return testing::run_y_bytes(m, backend, inputs);
-}
-
-// An initializer of ONNX type `type` from raw little-endian elements.
-template <class T>
-void initializer(OnnxModelBuilder& m, const std::string& name, int32_t type,
-                 const std::vector<T>& values, const std::vector<int64_t>& dims) {
-  auto* t = m.model().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(type);
-  for (int64_t d : dims) t->add_dims(d);
-  std::string raw(values.size() * sizeof(T), '\0');
-  if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
-  t->set_raw_data(raw);
-}
-
-void expect_near_all(const std::vector<float>& got, const std::vector<double>& want,
-                     const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], 1e-6 + 1e-5 * std::fabs(want[i])) << what << " element " << i;
-}
+using namespace testing;
 
 TEST(OnnxImportElementwise, GeluBothApproximationsAndMish) {
   const std::vector<float> x{-3.0f, -1.0f, -0.25f, 0.0f, 0.5f, 2.0f, 8.0f};
@@ -77,8 +32,9 @@ TEST(OnnxImportElementwise, GeluBothApproximationsAndMish) {
                                                  (1 + std::tanh(std::sqrt(2 / std::numbers::pi) *
                                                                 (d + 0.044715 * d * d * d))));
     }
-    for (const std::string& b : backends())
-      expect_near_all(as<float>(run_y(m, b, {{"x", to_bytes(x)}})), want, approximate + " " + b);
+    for (const std::string& b : import_backends())
+      expect_near_all(run_y_floats(m, b, {{"x", to_bytes(x)}}), want, approximate + " " + b, 1e-6,
+                      1e-5);
   }
   OnnxModelBuilder m(18);
   m.input("x", kFloat, {7});
@@ -86,8 +42,8 @@ TEST(OnnxImportElementwise, GeluBothApproximationsAndMish) {
   m.output("y");
   std::vector<double> want;
   for (float v : x) want.push_back(v * std::tanh(std::log1p(std::exp(double{v}))));
-  for (const std::string& b : backends())
-    expect_near_all(as<float>(run_y(m, b, {{"x", to_bytes(x)}})), want, "mish " + b);
+  for (const std::string& b : import_backends())
+    expect_near_all(run_y_floats(m, b, {{"x", to_bytes(x)}}), want, "mish " + b, 1e-6, 1e-5);
 }
 
 // Integer Shrink compares against the real thresholds +-lambd.
@@ -101,14 +57,14 @@ TEST(OnnxImportElementwise, ShrinkOnIntegers) {
   const std::vector<int32_t> x{-3, -2, -1, 0, 1, 2, 3};
   std::vector<int32_t> want;
   for (int32_t v : x) want.push_back(v < -1.5 ? v + 1 : v > 1.5 ? v - 1 : 0);
-  for (const std::string& b : backends())
-    EXPECT_EQ(as<int32_t>(run_y(m, b, {{"x", to_bytes(x)}})), want) << b;
+  for (const std::string& b : import_backends())
+    EXPECT_EQ(as<int32_t>(run_y_bytes(m, b, {{"x", to_bytes(x)}})), want) << b;
 
   OnnxModelBuilder fractional(13);
   fractional.input("x", kInt32, {7});
   attr_float(fractional.node("Shrink", {"x"}, {"y"}), "bias", 0.5f);
   fractional.output("y");
-  EXPECT_THROW(run_y(fractional, "reference", {{"x", to_bytes(x)}}), NotSupportedError);
+  EXPECT_THROW(run_y_bytes(fractional, "reference", {{"x", to_bytes(x)}}), NotSupportedError);
 }
 
 // Known shift amounts, including one of the full bit width (result 0).
@@ -126,8 +82,9 @@ TEST(OnnxImportElementwise, BitShiftByKnownAmounts) {
       want.push_back(s[i] >= 8             ? 0
                      : direction == "LEFT" ? static_cast<uint8_t>(x[i] << s[i])
                                            : static_cast<uint8_t>(x[i] >> s[i]));
-    for (const std::string& b : backends())
-      EXPECT_EQ(as<uint8_t>(run_y(m, b, {{"x", to_bytes(x)}})), want) << direction << " " << b;
+    for (const std::string& b : import_backends())
+      EXPECT_EQ(as<uint8_t>(run_y_bytes(m, b, {{"x", to_bytes(x)}})), want)
+          << direction << " " << b;
   }
 }
 
@@ -140,8 +97,9 @@ TEST(OnnxImportElementwise, ClipWithCrossedAndIntegerBounds) {
   m.node("Clip", {"x", "lo", "hi"}, {"y"});
   m.output("y");
   const std::vector<float> x{-2.0f, 0.5f, 2.0f};
-  for (const std::string& b : backends())
-    EXPECT_EQ(as<float>(run_y(m, b, {{"x", to_bytes(x)}})), (std::vector<float>(3, 0.0f))) << b;
+  for (const std::string& b : import_backends())
+    EXPECT_EQ(as<float>(run_y_bytes(m, b, {{"x", to_bytes(x)}})), (std::vector<float>(3, 0.0f)))
+        << b;
 
   OnnxModelBuilder ints(13);
   ints.input("x", kInt64, {3});
@@ -150,8 +108,8 @@ TEST(OnnxImportElementwise, ClipWithCrossedAndIntegerBounds) {
   ints.output("y");
   const std::vector<int64_t> xi{INT64_MIN, 7, INT64_MAX};
   const std::vector<int64_t> want{INT64_MIN, 7, (int64_t{1} << 53) + 1};
-  for (const std::string& b : backends())
-    EXPECT_EQ(as<int64_t>(run_y(ints, b, {{"x", to_bytes(xi)}})), want) << b;
+  for (const std::string& b : import_backends())
+    EXPECT_EQ(as<int64_t>(run_y_bytes(ints, b, {{"x", to_bytes(xi)}})), want) << b;
 }
 
 // Float Mod with fmod=0 takes the divisor's sign (numpy's mod); fmod=1 the dividend's.
@@ -169,9 +127,9 @@ TEST(OnnxImportElementwise, FloatModBothSignRules) {
       const double q = double{a[i]} / d[i];
       want.push_back(a[i] - (fmod ? std::trunc(q) : std::floor(q)) * d[i]);
     }
-    for (const std::string& b : backends())
-      expect_near_all(as<float>(run_y(m, b, {{"a", to_bytes(a)}, {"d", to_bytes(d)}})), want,
-                      "fmod=" + std::to_string(fmod) + " " + b);
+    for (const std::string& b : import_backends())
+      expect_near_all(run_y_floats(m, b, {{"a", to_bytes(a)}, {"d", to_bytes(d)}}), want,
+                      "fmod=" + std::to_string(fmod) + " " + b, 1e-6, 1e-5);
   }
 }
 
@@ -190,8 +148,8 @@ TEST(OnnxImportElementwise, LegacyBroadcastWithAxis) {
     a[i] = static_cast<float>(i);
     want[i] = a[i] + b[(i / 2) % 3];
   }
-  for (const std::string& be : backends())
-    EXPECT_EQ(as<float>(run_y(m, be, {{"a", to_bytes(a)}, {"b", to_bytes(b)}})), want) << be;
+  for (const std::string& be : import_backends())
+    EXPECT_EQ(as<float>(run_y_bytes(m, be, {{"a", to_bytes(a)}, {"b", to_bytes(b)}})), want) << be;
 }
 
 // An int32 base with a float exponent: computed in float, truncated to int32.
@@ -207,8 +165,8 @@ TEST(OnnxImportElementwise, IntegerPowWithFloatExponent) {
   for (size_t i = 0; i < x.size(); ++i)
     want.push_back(
         static_cast<int32_t>(std::pow(static_cast<double>(x[i]), static_cast<double>(e[i]))));
-  for (const std::string& b : backends())
-    EXPECT_EQ(as<int32_t>(run_y(m, b, {{"x", to_bytes(x)}, {"e", to_bytes(e)}})), want) << b;
+  for (const std::string& b : import_backends())
+    EXPECT_EQ(as<int32_t>(run_y_bytes(m, b, {{"x", to_bytes(x)}, {"e", to_bytes(e)}})), want) << b;
 }
 
 TEST(OnnxImportElementwise, IsInfDetectFlags) {
@@ -223,8 +181,8 @@ TEST(OnnxImportElementwise, IsInfDetectFlags) {
       m.output("y");
       std::vector<uint8_t> want;
       for (float v : x) want.push_back(std::isinf(v) && (v > 0 ? pos : neg) ? 1 : 0);
-      for (const std::string& b : backends())
-        EXPECT_EQ(as<uint8_t>(run_y(m, b, {{"x", to_bytes(x)}})), want)
+      for (const std::string& b : import_backends())
+        EXPECT_EQ(as<uint8_t>(run_y_bytes(m, b, {{"x", to_bytes(x)}})), want)
             << "pos=" << pos << " neg=" << neg << " " << b;
     }
   }
@@ -237,7 +195,7 @@ TEST(OnnxImportElementwise, FloatOnlyOpsRefuseIntegers) {
   m.node("Erf", {"x"}, {"y"});
   m.output("y");
   try {
-    run_y(m, "reference", {{"x", to_bytes<int32_t>({0, 1})}});
+    run_y_bytes(m, "reference", {{"x", to_bytes<int32_t>({0, 1})}});
     FAIL() << "no error";
   } catch (const NotSupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("Erf on int32 (WebNN erf takes float32 or float16 only)"),

@@ -5,42 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "cppnn/errors.h"
-#include "cppnn/webnn.h"
-#include "tests/backends/run_util.h"
-#include "tests/import/onnx_model_builder.h"
+#include "tests/import/import_test_util.h"
 
 namespace cppnn {
 namespace {
 
-using testing::as;
-using testing::OnnxModelBuilder;
-using testing::to_bytes;
-constexpr int32_t kFloat = onnx::TensorProto_DataType_FLOAT;
+using namespace testing;
 
 std::span<const std::byte> span_of(const std::string& s) {
   return std::as_bytes(std::span(s.data(), s.size()));
-}
-
-struct Imported {
-  MLContext context = MLContext::create({.backend = "reference"});
-  MLGraphBuilder builder{context};
-  OnnxImportResult result;
-};
-
-std::unique_ptr<Imported> import(const OnnxModelBuilder& m, const OnnxImportOptions& o = {}) {
-  auto out = std::make_unique<Imported>();
-  const std::string bytes = m.bytes();
-  out->result = import_onnx_bytes(out->builder, span_of(bytes), o);
-  return out;
-}
-
-std::string error_of(const OnnxModelBuilder& m, const OnnxImportOptions& o = {}) {
-  try {
-    import(m, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(OnnxImport, ListsEveryUnsupportedOperatorWithItsCount) {
@@ -69,14 +42,14 @@ TEST(OnnxImport, FreeDimensionsNeedOverridesOrBatchDefaults) {
   m.input("x", kFloat, {-1, -1, 3}, {"batch", "height"});
   m.node("Identity", {"x"}, {"y"});
   m.output("y");
-  EXPECT_EQ(error_of(m),
+  EXPECT_EQ(import_error(m),
             "Dynamic dimensions require explicit overrides:\n"
             " - input 'x' dim 'height': --override-dim height=<value>");
-  auto ok = import(m, {.freeDimensions = {{"height", 5}}});
+  auto ok = import_model(m, {.freeDimensions = {{"height", 5}}});
   EXPECT_EQ(ok->result.outputs.at("y").shape(), (std::vector<uint32_t>{1, 5, 3}));
-  auto lower = import(m, {.freeDimensions = {{"batch", 4}, {"height", 2}}});
+  auto lower = import_model(m, {.freeDimensions = {{"batch", 4}, {"height", 2}}});
   EXPECT_EQ(lower->result.outputs.at("y").shape(), (std::vector<uint32_t>{4, 2, 3}));
-  auto shaped = import(m, {.inputShapes = {{"x", {7, 1, 3}}}});
+  auto shaped = import_model(m, {.inputShapes = {{"x", {7, 1, 3}}}});
   EXPECT_EQ(shaped->result.outputs.at("y").shape(), (std::vector<uint32_t>{7, 1, 3}));
 }
 
@@ -92,7 +65,7 @@ TEST(OnnxImport, FoldsShapeChainsIntoStaticSizes) {
   m.node("Concat", {"n1", "minus_one"}, {"target"}).add_attribute()->set_name("axis");
   m.node("Reshape", {"x", "target"}, {"y"});
   m.output("y");
-  auto r = import(m, {.freeDimensions = {{"batch", 2}}});
+  auto r = import_model(m, {.freeDimensions = {{"batch", 2}}});
   MLOperand y = r->result.outputs.at("y");
   EXPECT_EQ(y.shape(), (std::vector<uint32_t>{2, 12}));
   Graph g = r->builder.pruned_graph(r->result.outputs);
@@ -102,7 +75,7 @@ TEST(OnnxImport, FoldsShapeChainsIntoStaticSizes) {
   MLGraph graph = r->builder.build(r->result.outputs);
   std::vector<float> x(24);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-  auto out = testing::run_graph(r->context, graph, {{"x", to_bytes(x)}});
+  auto out = run_graph(r->context, graph, {{"x", to_bytes(x)}});
   EXPECT_EQ(as<float>(out.at("y")), x);
 }
 
@@ -118,7 +91,7 @@ TEST(OnnxImport, FoldsEmptyIntermediateTensors) {
   OnnxModelBuilder::attr_int(m.node("Concat", {"empty", "rest"}, {"target"}), "axis", 0);
   m.node("Reshape", {"x", "target"}, {"y"});
   m.output("y");
-  auto r = import(m);
+  auto r = import_model(m);
   EXPECT_EQ(r->result.outputs.at("y").shape(), (std::vector<uint32_t>{3, 4}));
 }
 
@@ -128,12 +101,12 @@ TEST(OnnxImport, FoldsOperationsOnConstants) {
   m.initializer_f32("w", {1, 2, 3, 4, 5, 6}, {2, 3});
   m.node("Transpose", {"w"}, {"y"});
   m.output("y");
-  auto r = import(m);
+  auto r = import_model(m);
   Graph g = r->builder.pruned_graph(r->result.outputs);
   ASSERT_EQ(g.operations.size(), 1u);
   EXPECT_EQ(g.operations[0].type, OpType::kIdentity);  // the output of a known value
   MLGraph graph = r->builder.build(r->result.outputs);
-  auto out = testing::run_graph(r->context, graph, {});
+  auto out = run_graph(r->context, graph, {});
   EXPECT_EQ(as<float>(out.at("y")), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
@@ -146,9 +119,9 @@ TEST(OnnxImport, SliceWithNegativeStepsOnOperands) {
   m.initializer_i64("steps", {-2}, {1});
   m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
   m.output("y");
-  auto r = import(m);
+  auto r = import_model(m);
   MLGraph graph = r->builder.build(r->result.outputs);
-  auto out = testing::run_graph(r->context, graph, {{"x", to_bytes<float>({0, 1, 2, 3, 4})}});
+  auto out = run_graph(r->context, graph, {{"x", to_bytes<float>({0, 1, 2, 3, 4})}});
   EXPECT_EQ(as<float>(out.at("y")), (std::vector<float>{4, 2, 0}));
 }
 
@@ -158,13 +131,13 @@ TEST(OnnxImport, SanitizesNamesAndWrapsInputsUsedAsOutputs) {
   OnnxModelBuilder m;
   m.input("in:0", kFloat, {2});
   m.output("in:0");
-  auto r = import(m);
+  auto r = import_model(m);
   ASSERT_EQ(r->result.inputNames.size(), 1u);
   EXPECT_EQ(r->result.inputNames[0].second, "in_0");
   ASSERT_EQ(r->result.outputNames.size(), 1u);
   EXPECT_NE(r->result.outputNames[0].second, "in_0");  // inputs and outputs are distinct names
   MLGraph graph = r->builder.build(r->result.outputs);
-  auto out = testing::run_graph(r->context, graph, {{"in_0", to_bytes<float>({1, 2})}});
+  auto out = run_graph(r->context, graph, {{"in_0", to_bytes<float>({1, 2})}});
   EXPECT_EQ(as<float>(out.at(r->result.outputNames[0].second)), (std::vector<float>{1, 2}));
 }
 
@@ -184,9 +157,9 @@ TEST(OnnxImport, RangeAndConstantOfShape) {
   m.node("Cast", {"r"}, {"y"});
   OnnxModelBuilder::attr_int(m.model().mutable_graph()->mutable_node(6)[0], "to", kFloat);
   m.output("y");
-  auto r = import(m);
+  auto r = import_model(m);
   MLGraph graph = r->builder.build(r->result.outputs);
-  auto out = testing::run_graph(r->context, graph, {});
+  auto out = run_graph(r->context, graph, {});
   EXPECT_EQ(as<float>(out.at("y")), (std::vector<float>{1, 4, 7}));
 }
 
@@ -201,7 +174,7 @@ TEST(OnnxImport, MalformedModelsGiveClearErrors) {
   m.input("x", kFloat, {2});
   m.node("Identity", {"missing"}, {"y"}).set_name("id");
   m.output("y");
-  EXPECT_EQ(error_of(m),
+  EXPECT_EQ(import_error(m),
             "ONNX node 'id' (Identity): input 'missing' is not produced by an earlier node, an "
             "input or an initializer");
 
@@ -210,13 +183,13 @@ TEST(OnnxImport, MalformedModelsGiveClearErrors) {
   bad_reshape.initializer_i64("t", {4, -1}, {2});
   bad_reshape.node("Reshape", {"x", "t"}, {"y"});
   bad_reshape.output("y");
-  EXPECT_NE(error_of(bad_reshape).find("Reshape#0"), std::string::npos);
+  EXPECT_NE(import_error(bad_reshape).find("Reshape#0"), std::string::npos);
 
   OnnxModelBuilder f64;
   f64.input("x", onnx::TensorProto_DataType_DOUBLE, {2});
   f64.node("Identity", {"x"}, {"y"});
   f64.output("y");
-  EXPECT_EQ(error_of(f64), "input 'x': element type DOUBLE cannot be expressed in WebNN");
+  EXPECT_EQ(import_error(f64), "input 'x': element type DOUBLE cannot be expressed in WebNN");
 }
 
 }  // namespace

@@ -86,12 +86,13 @@ std::vector<CommandSpec> make_specs() {
                                  val("weights-manifest"), val("external-threshold")},
                                 "PATH"));
   {
-    CommandSpec s = flags_only("convert-onnx",
-                               {val("input", {"-i"}), val("output", {"-o"}), val("weights"),
-                                val("manifest"), val("weights-format"), sw("inline-weights"),
-                                sw("optimize"), sw("experimental-dynamic-inputs"),
-                                rep("override-dim", {"--dim"}), val("override-dims-file"),
-                                rep("input-shape"), rep("input-value"), val("max-inline-bytes")});
+    CommandSpec s =
+        flags_only("convert-onnx",
+                   {val("input", {"-i"}), val("output", {"-o"}), val("weights"), val("manifest"),
+                    val("weights-format"), sw("inline-weights"), sw("optimize"),
+                    sw("experimental-dynamic-inputs"), rep("override-dim", {"--dim"}),
+                    val("override-dims-file"), rep("input-shape"), rep("input-value"),
+                    val("max-inline-bytes"), rep("keep-dynamic")});
     s.positional_name = "MODEL";
     s.min_positionals = s.max_positionals = 1;
     s.positional_flag = "input";
@@ -100,9 +101,20 @@ std::vector<CommandSpec> make_specs() {
   }
   {
     CommandSpec s = flags_only(
-        "compare-onnx", {val("backend"), rep("override-dim", {"--dim"}), rep("input-shape"),
-                         rep("input"), val("atol"), val("rtol"), val("max-rel-l2"), val("seed"),
-                         val("input-pattern"), val("normalize"), sw("skip-missing")});
+        "compare-onnx",
+        {val("backend"), rep("override-dim", {"--dim"}), rep("input-shape"), rep("input"),
+         val("atol"), val("rtol"), val("max-rel-l2"), val("seed"), val("input-pattern"),
+         val("normalize"), sw("skip-missing"), rep("input-value"), val("json")});
+    s.positional_name = "MODEL";
+    s.min_positionals = s.max_positionals = 1;
+    specs.push_back(std::move(s));
+  }
+  {
+    CommandSpec s =
+        flags_only("compare", {val("backend"), val("against"), rep("override-dim", {"--dim"}),
+                               rep("input-shape"), rep("input-value"), rep("input"), val("atol"),
+                               val("rtol"), val("seed"), val("report"), sw("all"), val("perturb"),
+                               val("weights"), val("weights-manifest")});
     s.positional_name = "MODEL";
     s.min_positionals = s.max_positionals = 1;
     specs.push_back(std::move(s));

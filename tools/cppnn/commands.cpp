@@ -35,6 +35,8 @@ const std::vector<Command>& commands() {
        run_onnx_tests},
       {"compare-onnx", "run an ONNX model converted on a backend and in ONNX Runtime; compare",
        run_compare_onnx},
+      {"compare", "per-node errors of a converted model against ONNX Runtime, or two backends",
+       run_compare},
   };
   return kCommands;
 }

@@ -34,6 +34,7 @@ int run_inline_weights(const std::vector<std::string>& args);
 int run_onnx_tests(const std::vector<std::string>& args);
 int run_convert_onnx(const std::vector<std::string>& args);
 int run_compare_onnx(const std::vector<std::string>& args);
+int run_compare(const std::vector<std::string>& args);
 int run_info(const std::vector<std::string>& args);
 int run_run(const std::vector<std::string>& args);
 int run_bench(const std::vector<std::string>& args);

@@ -3,7 +3,9 @@
 // ONNX Runtime directly, and compares every output element by element with a combined tolerance
 // |cppnn - ort| <= atol + rtol * |ort| (NumPy's allclose; the end-to-end check of issue 6, usable
 // on any model). Exit 0 when every output is within tolerance (and within --max-rel-l2 when it is
-// given), 1 otherwise, 77 when ONNX Runtime is not compiled in.
+// given), 1 otherwise, 77 when ONNX Runtime is not compiled in. --input-value pins an input at
+// conversion and feeds ONNX Runtime the same value; --json writes the per-output figures (the
+// model sweep's record, scripts/model-sweep.py).
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -22,6 +24,7 @@
 #include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/convert_onnx.h"
+#include "tools/cppnn/json_file.h"
 #include "tools/cppnn/npy.h"
 #include "tools/cppnn/onnx_standalone.h"
 
@@ -31,6 +34,7 @@ namespace {
 constexpr char kHelp[] =
     "usage: cppnn compare-onnx MODEL.onnx [--backend NAME] [--override-dim NAME=VALUE]...\n"
     "                          [--input-shape NAME=D0,D1,...]... [--input NAME=FILE.npy]...\n"
+    "                          [--input-value NAME=V0,V1,...]... [--json FILE]\n"
     "                          [--atol X] [--rtol X] [--max-rel-l2 X] [--seed N]\n"
     "                          [--input-pattern random|text] [--normalize "
     "none|imagenet|symmetric]\n"
@@ -52,6 +56,12 @@ constexpr char kHelp[] =
     "                         unless given)\n"
     "  --input NAME=FILE.npy  the value of input NAME (its ONNX name) instead of the generated\n"
     "                         one; the .npy dtype and shape must be the input's (repeatable)\n"
+    "  --input-value NAME=V0,V1,...  fixes input NAME at conversion (like convert-onnx) and\n"
+    "                         gives ONNX Runtime the same value, cast to the input's type\n"
+    "                         and shaped as declared (repeatable)\n"
+    "  --json FILE            also write the result as JSON: timings and per output its\n"
+    "                         type, shape, max abs, rel L2, elements outside, pass; or the\n"
+    "                         error\n"
     "--input-pattern text fills float NCHW inputs with a synthetic page instead (dark\n"
     "glyph-like strokes on lines of a light background, pixel values in [0, 1]) normalized\n"
     "with ImageNet mean/std (imagenet, the default for text) or (x - 0.5) / 0.5 (symmetric).\n"
@@ -167,6 +177,37 @@ std::vector<double> as_doubles(const MLOperandDescriptor& desc, const std::vecto
   return out;
 }
 
+// The ORT feed of a pinned input (--input-value): the value cast to the input's declared type
+// and shaped as declared (a scalar for rank 0, one dimension when the declared shape is free).
+NamedBytes pinned_feed(const OnnxFileInput& in, const OnnxInputValue& value,
+                       std::vector<std::byte>& storage) {
+  if (!in.dataType)
+    throw DataError("--input-value " + in.name + ": its ONNX type has no WebNN equivalent");
+  const std::vector<double> values = as_doubles(value.descriptor, value.bytes);
+  MLOperandDescriptor desc{*in.dataType, {}};
+  bool static_shape = true;
+  uint64_t declared = 1;
+  for (int64_t d : in.dims) {
+    static_shape = static_shape && d >= 0;
+    declared *= d >= 0 ? static_cast<uint64_t>(d) : 1;
+  }
+  if (static_shape && declared == values.size())
+    for (int64_t d : in.dims) desc.shape.push_back(static_cast<uint32_t>(d));
+  else if (in.dims.size() == 1)
+    desc.shape = {static_cast<uint32_t>(values.size())};
+  else
+    throw DataError("--input-value " + in.name + ": " + std::to_string(values.size()) +
+                    " values do not fill its declared shape (rank " +
+                    std::to_string(in.dims.size()) + ")");
+  const unsigned size = data_type_bits(desc.dataType) / 8;
+  storage.resize(values.size() * size);
+  const bool is_float = value.descriptor.dataType == MLOperandDataType::kFloat32;
+  for (size_t i = 0; i < values.size(); ++i)
+    (is_float ? MLNumber(values[i]) : MLNumber(static_cast<long long>(values[i])))
+        .cast_to_bytes(desc.dataType, storage.data() + i * size);
+  return NamedBytes{desc, storage};
+}
+
 // `NAME=FILE.npy` of --input -> {NAME, FILE}; UsageError unless both parts are there.
 std::pair<std::string, std::string> parse_input_file(const std::string& s) {
   const size_t eq = s.find('=');
@@ -265,7 +306,7 @@ int run_compare_onnx(const std::vector<std::string>& args) {
   std::optional<double> max_rel_l2, atol, rtol;
   std::vector<std::pair<std::string, std::string>> input_files;  // NAME, FILE
   uint64_t seed = 1;
-  std::string pattern = "random", normalize;
+  std::string pattern = "random", normalize, json_path;
   OnnxImportOptions options;
   try {
     auto tolerance = [&](const char* flag, std::optional<double>& out) {
@@ -280,6 +321,11 @@ int run_compare_onnx(const std::vector<std::string>& args) {
     if (auto v = p.value("normalize"))
       normalize = check_choice_flag("normalize", *v, {"none", "imagenet", "symmetric"});
     for (const std::string& s : p.all("input")) input_files.push_back(parse_input_file(s));
+    if (auto v = p.value("json")) json_path = *v;
+    for (const std::string& s : p.all("input-value")) {
+      auto [name, value] = convert_onnx::parse_input_value(s);
+      options.inputValues[name] = std::move(value);
+    }
     for (const std::string& s : p.all("override-dim")) {
       auto [name, value] = convert_onnx::parse_override_dim(s);
       options.freeDimensions[name] = value;
@@ -301,6 +347,16 @@ int run_compare_onnx(const std::vector<std::string>& args) {
     std::cerr << "compare-onnx: ONNX Runtime is not compiled in; skipped\n";
     return 77;
   }
+  nlohmann::json report = {{"model", model}, {"backend", backend}};
+  // Writes the --json report (when asked); a write error is reported and fails the run.
+  auto write_report = [&](int rc) {
+    if (json_path.empty()) return rc;
+    if (auto error = write_json_atomically(json_path, report)) {
+      std::cerr << "Error: " << *error << "\n";
+      return 1;
+    }
+    return rc;
+  };
   try {
     using Clock = std::chrono::steady_clock;
     auto ms = [](Clock::duration d) {
@@ -357,6 +413,11 @@ int run_compare_onnx(const std::vector<std::string>& args) {
       inputs.emplace(name, t);
       ort_inputs[onnx_name] = NamedBytes{desc, input_bytes[name]};
     }
+    std::map<std::string, std::vector<std::byte>> pinned_bytes;
+    if (!options.inputValues.empty())
+      for (const OnnxFileInput& in : onnx_file_inputs(model))
+        if (auto it = options.inputValues.find(in.name); it != options.inputValues.end())
+          ort_inputs[in.name] = pinned_feed(in, it->second, pinned_bytes[in.name]);
     std::map<std::string, MLOperandDescriptor> ort_outputs;
     for (const auto& [onnx_name, name] : imported.outputNames) {
       const MLOperandDescriptor& desc = graph.outputs().at(name);
@@ -370,6 +431,12 @@ int run_compare_onnx(const std::vector<std::string>& args) {
     std::cout << "compare-onnx: " << model << " on " << context.backend() << ": import "
               << ms(t1 - t0) << " ms, build " << ms(t2 - t1) << " ms, first dispatch "
               << ms(t3 - t2) << " ms (ORT on the original: " << ms(t4 - t3) << " ms)\n";
+    report["backend"] = context.backend();
+    report["importMs"] = ms(t1 - t0);
+    report["buildMs"] = ms(t2 - t1);
+    report["dispatchMs"] = ms(t3 - t2);
+    report["ortMs"] = ms(t4 - t3);
+    report["outputs"] = nlohmann::json::array();
     bool ok = true;
     for (const auto& [onnx_name, name] : imported.outputNames) {
       const MLOperandDescriptor& desc = graph.outputs().at(name);
@@ -381,6 +448,17 @@ int run_compare_onnx(const std::vector<std::string>& args) {
       const bool l2_ok = !max_rel_l2 || c.rel_l2 < *max_rel_l2;
       const bool pass = c.outside == 0 && l2_ok;
       ok = ok && pass;
+      report["outputs"].push_back({{"name", onnx_name},
+                                   {"dataType", std::string(data_type_name(desc.dataType))},
+                                   {"shape", desc.shape},
+                                   {"elements", got.size()},
+                                   {"maxAbs", c.max_abs},
+                                   {"relL2", c.rel_l2},
+                                   {"outside", c.outside},
+                                   {"nonfiniteMismatch", c.nonfinite_mismatch},
+                                   {"atol", tol.atol},
+                                   {"rtol", tol.rtol},
+                                   {"passed", pass}});
       std::cout << "  output '" << onnx_name << "' " << to_string(desc) << ": max abs " << c.max_abs
                 << ", rel L2 " << c.rel_l2 << ", " << c.outside << " of " << got.size()
                 << " elements outside atol " << tol.atol << " + rtol " << tol.rtol << " * |ort|"
@@ -401,10 +479,13 @@ int run_compare_onnx(const std::vector<std::string>& args) {
     if (rtol) std::cout << ", rtol " << *rtol;
     if (max_rel_l2) std::cout << ", max rel L2 " << *max_rel_l2;
     std::cout << ")\n";
-    return ok ? 0 : 1;
+    report["passed"] = ok;
+    return write_report(ok ? 0 : 1);
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";
-    return 1;
+    report["passed"] = false;
+    report["error"] = e.what();
+    return write_report(1);
   }
 }
 

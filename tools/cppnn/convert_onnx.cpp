@@ -21,6 +21,7 @@
 #include "src/formats/graph_save.h"
 #include "src/formats/manifest.h"
 #include "src/formats/weights_save.h"
+#include "src/import/onnx/keep_dynamic.h"
 #include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/graph_cli.h"
@@ -38,7 +39,7 @@ const char kHelp[] =
     "                          [--override-dim NAME=VALUE]... [--override-dims-file F]\n"
     "                          [--input-shape NAME=D0,D1,...]... [--input-value "
     "NAME=V0,V1,...]...\n"
-    "                          [--max-inline-bytes N]\n\n"
+    "                          [--max-inline-bytes N] [--keep-dynamic NAME=MAX]...\n\n"
     "Imports an ONNX model (also --input MODEL) and writes it as a WebNN graph file: OUT\n"
     "(-o/--output; default <model stem>.webnn in the current directory) is GraphJson when it\n"
     "ends in .json, else .webnn text. Constants over N bytes (default 65536) and large\n"
@@ -56,13 +57,16 @@ const char kHelp[] =
     "NAME=V0,V1,... (repeatable) fixes an input's value at conversion (it leaves the graph:\n"
     "for axes, shapes or k that WebNN needs when the graph is built). --optimize is\n"
     "accepted (constant folding always runs). Unused --override-dim and --input-shape names\n"
-    "are warned about. The graph and its sidecar files are written together, all or none; an\n"
-    "output that is an input (the model, a dims file) is refused.\n"
+    "are warned about. --keep-dynamic NAME=MAX (repeatable) keeps the free dimension NAME\n"
+    "dynamic as dyn(\"NAME\", MAX): dispatch then takes any size from 1 to MAX, sizes computed\n"
+    "from it become symbolic (docs/dynamic-dimensions.md). The graph and its sidecar files\n"
+    "are written together, all or none; an output that is an input (the model, a dims file)\n"
+    "is refused.\n"
     "Exit status: 0 success, 1 bad input, 2 usage (a bad flag value too) or internal error.\n";
 
 struct Args {
   std::optional<std::string> model, output, weights, manifest, weights_format, dims_file;
-  std::vector<std::string> override_dims, input_shapes, input_values;
+  std::vector<std::string> override_dims, input_shapes, input_values, keep_dynamic;
   bool inline_weights = false;
   uint64_t max_inline_bytes = 65536;
 };
@@ -89,6 +93,7 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
   a.override_dims = p.all("override-dim");
   a.input_shapes = p.all("input-shape");
   a.input_values = p.all("input-value");
+  a.keep_dynamic = p.all("keep-dynamic");
   a.inline_weights = p.has("inline-weights");
   try {
     if (auto v = p.value("max-inline-bytes"))
@@ -99,6 +104,7 @@ std::optional<int> parse(const std::vector<std::string>& argv, Args& a) {
     for (const std::string& s : a.override_dims) convert_onnx::parse_override_dim(s);
     for (const std::string& s : a.input_shapes) convert_onnx::parse_input_shape(s);
     for (const std::string& s : a.input_values) convert_onnx::parse_input_value(s);
+    for (const std::string& s : a.keep_dynamic) convert_onnx::parse_override_dim(s);
   } catch (const UsageError& e) {
     return usage(e.what());
   } catch (const ArgumentError& e) {
@@ -210,7 +216,10 @@ int convert(const Args& a) {
     progress.emplace("convert-onnx " + model.filename().string(), 3);
   if (progress) progress->update(0, "importing");
   OnnxImportResult result;
-  Graph g = onnx_to_graph(model, options, &result);
+  std::map<std::string, uint32_t> keep;  // --keep-dynamic (keep_dynamic.h)
+  for (const std::string& s : a.keep_dynamic) keep.insert(convert_onnx::parse_override_dim(s));
+  Graph g = keep.empty() ? onnx_to_graph(model, options, &result)
+                         : onnx_import::onnx_to_dynamic_graph(model, options, keep, &result);
   if (progress) progress->update(1, "writing the graph");
   for (const std::string& w : result.warnings) std::cerr << "warning: " << w << "\n";
   const bool inline_all = plan->kind == WeightsPlan::Kind::kInline;

@@ -7,15 +7,22 @@
 namespace cppnn::tool {
 
 GraphRunner::GraphRunner(MLContext context, MLGraph graph, const NamedBytes& inputs)
+    : GraphRunner(std::move(context), graph, inputs, graph.inputs()) {}
+
+GraphRunner::GraphRunner(MLContext context, MLGraph graph, const NamedBytes& inputs,
+                         const std::map<std::string, MLOperandDescriptor>& input_descs)
     : context_(std::move(context)), graph_(std::move(graph)) {
-  for (const auto& [name, desc] : graph_.inputs()) {
+  for (const auto& [name, graph_desc] : graph_.inputs()) {
     auto it = inputs.find(name);
     if (it == inputs.end()) throw TypeError("input '" + name + "' has no value");
+    auto d = input_descs.find(name);
+    const MLOperandDescriptor& desc = d != input_descs.end() ? d->second : graph_desc;
     MLTensor t = context_.createTensor(MLTensorDescriptor::of(desc, false, true));
     context_.writeTensor(t, it->second);
     inputs_.emplace(name, t);
   }
-  for (const auto& [name, desc] : graph_.outputs())
+  output_descs_ = graph_.outputs_for(input_descs);
+  for (const auto& [name, desc] : output_descs_)
     outputs_.emplace(name, context_.createTensor(MLTensorDescriptor::of(desc, true, false)));
 }
 

@@ -19,6 +19,14 @@ class GraphRunner {
   // Creates the input (writable) and output (readable) tensors and writes `inputs`, which must
   // hold exactly the graph's inputs with matching byte lengths (TypeError otherwise).
   GraphRunner(MLContext context, MLGraph graph, const NamedBytes& inputs);
+  // The same with the inputs' descriptors given (a graph with dynamic dimensions run below their
+  // maxima, docs/dynamic-dimensions.md): the output tensors take MLGraph::outputs_for().
+  GraphRunner(MLContext context, MLGraph graph, const NamedBytes& inputs,
+              const std::map<std::string, MLOperandDescriptor>& input_descs);
+  // The descriptor of output `name` as run.
+  const MLOperandDescriptor& output_desc(const std::string& name) const {
+    return output_descs_.at(name);
+  }
   // One dispatch followed by reading every output.
   NamedBytes run();
 
@@ -26,6 +34,7 @@ class GraphRunner {
   MLContext context_;
   MLGraph graph_;
   MLNamedTensors inputs_, outputs_;
+  std::map<std::string, MLOperandDescriptor> output_descs_;
 };
 
 // Bytes for every input of `graph`: random values or zeros (tensor_values.h).

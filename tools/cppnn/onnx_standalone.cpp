@@ -89,7 +89,7 @@ std::map<std::string, std::vector<std::byte>> run_onnx_file(
     Ort::Session session(env(), path.c_str(), options);
     Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
     std::vector<const char*> in_names, out_names;
-    std::vector<Ort::Value> in_values, out_values;
+    std::vector<Ort::Value> in_values;
     std::map<std::string, std::vector<std::byte>> result;
     std::vector<std::vector<std::byte>> staged;
     staged.reserve(inputs.size());
@@ -103,26 +103,63 @@ std::map<std::string, std::vector<std::byte>> run_onnx_file(
                                                    bytes.size(), shape.data(), shape.size(),
                                                    element_type(in.descriptor.dataType)));
     }
+    for (const auto& [name, desc] : outputs) out_names.push_back(name.c_str());
+    std::vector<Ort::Value> values =
+        session.Run(Ort::RunOptions{nullptr}, in_names.data(), in_values.data(), in_values.size(),
+                    out_names.data(), out_names.size());
+    size_t i = 0;
     for (const auto& [name, desc] : outputs) {
+      const Ort::Value& value = values.at(i++);
+      const auto info = value.GetTensorTypeAndShapeInfo();
+      const size_t count = info.GetElementCount();
+      if (info.GetElementType() != element_type(desc.dataType) || count != element_count(desc))
+        throw std::runtime_error("output '" + name + "': ONNX Runtime computed " +
+                                 std::to_string(count) + " elements of ONNX type " +
+                                 std::to_string(info.GetElementType()) + ", the graph's is " +
+                                 to_string(desc));
       std::vector<std::byte>& bytes = result[name];
-      bytes.resize(four_bit(desc.dataType) ? element_count(desc) : byte_length(desc));
-      std::vector<int64_t> shape(desc.shape.begin(), desc.shape.end());
-      out_names.push_back(name.c_str());
-      out_values.push_back(Ort::Value::CreateTensor(memory, bytes.data(), bytes.size(),
-                                                    shape.data(), shape.size(),
-                                                    element_type(desc.dataType)));
+      const size_t size = four_bit(desc.dataType) ? count : byte_length(desc);
+      const auto* data = static_cast<const std::byte*>(value.GetTensorRawData());
+      bytes.assign(data, data + size);
+      if (four_bit(desc.dataType)) bytes = packed(desc, bytes);
     }
-    session.Run(Ort::RunOptions{nullptr}, in_names.data(), in_values.data(), in_values.size(),
-                out_names.data(), out_values.data(), out_values.size());
-    for (const auto& [name, desc] : outputs)
-      if (four_bit(desc.dataType)) result[name] = packed(desc, result[name]);
     return result;
   } catch (const Ort::Exception& e) {
     throw std::runtime_error(std::string("onnxruntime: ") + e.what());
   }
 }
 
+std::vector<OnnxFileInput> onnx_file_inputs(const std::filesystem::path& path) {
+  try {
+    Ort::SessionOptions options;
+    options.SetIntraOpNumThreads(1);
+    Ort::Session session(env(), path.c_str(), options);
+    Ort::AllocatorWithDefaultOptions allocator;
+    std::vector<OnnxFileInput> inputs;
+    for (size_t i = 0; i < session.GetInputCount(); ++i) {
+      OnnxFileInput in;
+      in.name = session.GetInputNameAllocated(i, allocator).get();
+      const Ort::TypeInfo type = session.GetInputTypeInfo(i);  // owns what info views
+      const auto info = type.GetTensorTypeAndShapeInfo();
+      for (MLOperandDataType t :
+           {MLOperandDataType::kFloat32, MLOperandDataType::kFloat16, MLOperandDataType::kInt32,
+            MLOperandDataType::kUint32, MLOperandDataType::kInt64, MLOperandDataType::kUint64,
+            MLOperandDataType::kInt8, MLOperandDataType::kUint8})
+        if (element_type(t) == info.GetElementType()) in.dataType = t;
+      in.dims = info.GetShape();
+      inputs.push_back(std::move(in));
+    }
+    return inputs;
+  } catch (const Ort::Exception& e) {
+    throw std::runtime_error(std::string("onnxruntime: ") + e.what());
+  }
+}
+
 #else
+
+std::vector<OnnxFileInput> onnx_file_inputs(const std::filesystem::path&) {
+  throw std::runtime_error("this build has no ONNX Runtime");
+}
 
 bool standalone_ort_available() {
   return false;

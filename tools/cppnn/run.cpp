@@ -97,9 +97,12 @@ auto for_flag(const InputFlag& f, F body) {
   }
 }
 
-// The value of one input from a .npy or .safetensors file, checked against the graph.
+// The value of one input from a .npy or .safetensors file, checked against the graph. A .npy
+// file of an input with dynamic dimensions (`dynamic`) may be smaller: its shape goes to `shape`
+// and dispatch checks it (docs/dynamic-dimensions.md).
 std::vector<std::byte> load_input(const std::string& name, const MLOperandDescriptor& desc,
-                                  const InputFlag& f) {
+                                  const InputFlag& f, bool dynamic = false,
+                                  std::vector<uint32_t>* shape = nullptr) {
   return for_flag(f, [&] {
     if (is_safetensors(f.file)) {
       ConstantData d = ExternalWeights::open(f.file).load(name, desc, name);
@@ -107,7 +110,9 @@ std::vector<std::byte> load_input(const std::string& name, const MLOperandDescri
     }
     auto npy = read_npy_file(f.file);
     throw_if_error(npy);
-    if (npy->dataType != desc.dataType || npy->shape != desc.shape)
+    const bool fits = dynamic && npy->shape.size() == desc.shape.size();
+    if (fits && shape) *shape = npy->shape;
+    if (npy->dataType != desc.dataType || (npy->shape != desc.shape && !fits))
       throw DataError("input '" + name + "': " + f.file + " holds " +
                       describe({npy->dataType, npy->shape}) + ", the graph expects " +
                       describe(desc));
@@ -115,8 +120,22 @@ std::vector<std::byte> load_input(const std::string& name, const MLOperandDescri
   });
 }
 
+// True when input `name` of `graph` has a dynamic dimension.
+bool has_dynamic_dims(const MLGraph& graph, const std::string& name) {
+  for (OperandId id : graph.graph().inputs) {
+    const OperandInfo& info = graph.graph().operand(id);
+    if (info.name == name)
+      for (const std::string& d : info.dim_names)
+        if (!d.empty()) return true;
+  }
+  return false;
+}
+
+// The inputs' values; `descs` receives each input's descriptor as given (smaller than the
+// graph's where a dynamic input's file is).
 NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
-                       const std::vector<InputFlag>& flags) {
+                       const std::vector<InputFlag>& flags,
+                       std::map<std::string, MLOperandDescriptor>& descs) {
   std::map<std::string, const InputFlag*> files;
   std::vector<std::pair<const InputFlag*, ExternalWeights>> archives;
   for (const InputFlag& f : flags) {
@@ -139,8 +158,10 @@ NamedBytes bind_inputs(const MLGraph& graph, const GraphArgs& a,
   uint64_t salt = 0;
   for (const auto& [name, desc] : graph.inputs()) {
     const uint64_t this_salt = salt++;
+    descs[name] = desc;
     if (auto it = files.find(name); it != files.end()) {
-      out.emplace(name, load_input(name, desc, *it->second));
+      out.emplace(name, load_input(name, desc, *it->second, has_dynamic_dims(graph, name),
+                                   &descs[name].shape));
       continue;
     }
     bool found = false;
@@ -216,7 +237,9 @@ int run(const GraphArgs& a) {
   LoadedGraph loaded;
   load_graph_source(builder, a, loaded);
   MLGraph graph = builder.build(loaded.outputs);
-  GraphRunner runner(context, graph, bind_inputs(graph, a, flags));
+  std::map<std::string, MLOperandDescriptor> input_descs;
+  const NamedBytes input_values = bind_inputs(graph, a, flags, input_descs);
+  GraphRunner runner(context, graph, input_values, input_descs);
   const NamedBytes outputs = runner.run();
   std::vector<double> times;
   for (uint64_t i = 0; i < iterations; ++i) {
@@ -247,7 +270,7 @@ int run(const GraphArgs& a) {
     throw_if_error(check_outputs(paths, inputs));
   }
   for (const auto& [name, bytes] : outputs) {
-    const MLOperandDescriptor& desc = graph.outputs().at(name);
+    const MLOperandDescriptor& desc = runner.output_desc(name);
     if (auto it = files.find(name); it != files.end()) {
       const std::string& path = it->second;
       throw_if_error(write_npy_file(path, {desc.dataType, desc.shape, bytes}));

@@ -1,12 +1,15 @@
 #include "src/export/onnx/convert.h"
 
 #include <charconv>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "cppnn/errors.h"
 #include "cppnn/int4.h"
 #include "src/export/onnx/lower.h"
 #include "src/export/onnx/target.h"
-#include "src/passes/decompose.h"
+#include "src/passes/pipeline.h"
 
 namespace cppnn::onnx_export {
 
@@ -107,6 +110,30 @@ void add_constants(const Graph& graph, Emitter& e, onnx::GraphProto& g) {
   }
 }
 
+// Removes the initializers that no node reads and no graph output names (a lowering may replace
+// a constant by a converted copy, e.g. gather indices cast to int64), and the external data of
+// removed ones; the others' `initializer` indices follow. ONNX Runtime drops unused initializers
+// when it loads a model, so external data declared for one would name nothing.
+void drop_unused_initializers(onnx::GraphProto& g, std::vector<ExternalConstant>& externals) {
+  std::unordered_set<std::string> used;
+  for (const auto& n : g.node())
+    for (const auto& in : n.input()) used.insert(in);
+  for (const auto& o : g.output()) used.insert(o.name());
+  auto* inits = g.mutable_initializer();
+  std::vector<int> new_index(static_cast<size_t>(inits->size()), -1);
+  int kept = 0;
+  for (int i = 0; i < inits->size(); ++i) {
+    if (!used.contains(inits->Get(i).name())) continue;
+    if (kept != i) inits->SwapElements(kept, i);
+    new_index[static_cast<size_t>(i)] = kept++;
+  }
+  while (inits->size() > kept) inits->RemoveLast();
+  std::erase_if(externals, [&](ExternalConstant& ext) {
+    ext.initializer = new_index[static_cast<size_t>(ext.initializer)];
+    return ext.initializer < 0;
+  });
+}
+
 // Converts `graph`, whose operations all have a direct lowering.
 Conversion convert_native(const Graph& graph, const EmitOptions& options) {
   Conversion result;
@@ -149,25 +176,21 @@ Conversion convert_native(const Graph& graph, const EmitOptions& options) {
     set_value_info(g.add_output(), onnx_name, graph.descriptor(id));
   }
   result.externals = std::move(e.externals());
+  drop_unused_initializers(g, result.externals);
   return result;
-}
-
-// Whether every operation of `graph` fits onnx_target() (nothing to decompose).
-bool fits_target(const Graph& graph) {
-  for (const Operation& op : graph.operations)
-    if (!onnx_target().fits_natively(graph, op)) return false;
-  return true;
 }
 
 }  // namespace
 
-// The ONNX export runs the shared decompositions for what it cannot lower directly (target.h),
-// like a backend's pipeline; the decomposed graph stays with the result for its externals.
+// The ONNX export runs onnx_target()'s passes like a backend's pipeline (the shared
+// decompositions for what it cannot lower directly, batch normalization folded into
+// convolutions; target.h); a rewritten graph stays with the result for its externals.
 Conversion convert_graph(const Graph& graph, const EmitOptions& options) {
-  if (fits_target(graph)) return convert_native(graph, options);
-  auto decomposed = std::make_shared<const Graph>(passes::decompose(graph, onnx_target()));
-  Conversion result = convert_native(*decomposed, options);
-  result.decomposed = std::move(decomposed);
+  std::shared_ptr<const Graph> borrowed(&graph, [](const Graph*) {});
+  std::shared_ptr<const Graph> prepared = passes::prepare_graph(onnx_target(), borrowed);
+  if (prepared == borrowed) return convert_native(graph, options);
+  Conversion result = convert_native(*prepared, options);
+  result.decomposed = std::move(prepared);
   return result;
 }
 

@@ -17,13 +17,15 @@ namespace cppnn::onnx_export {
 struct Conversion {
   onnx::ModelProto model;
   std::vector<ExternalConstant> externals;
-  // The decomposed graph the model was converted from when `graph` had operations without a
-  // direct lowering (onnx_target()): it keeps the externals' bytes alive. Null otherwise.
+  // The graph the model was converted from when onnx_target()'s passes rewrote `graph`
+  // (operations without a direct lowering decomposed, batch normalization folded into a
+  // convolution): it keeps the externals' bytes alive. Null otherwise.
   std::shared_ptr<const Graph> decomposed;
 };
 
-// Converts `graph`, first decomposing the operations that do not fit onnx_target() (target.h;
-// no copy when all fit). Throws NotSupportedError or OperationError naming the op and its label.
+// Converts `graph`, first running onnx_target()'s passes (target.h: decompositions of what does
+// not fit, batch-norm folding; no copy when nothing changes). Throws NotSupportedError or
+// OperationError naming the op and its label.
 Conversion convert_graph(const Graph& graph, const EmitOptions& options);
 
 // Node name -> WebNN operation index ("conv2d#3.1" -> 3), or -1 when `name` is not ours.

@@ -26,10 +26,15 @@ bool runs_natively(const Graph&, const Operation& op) {
   return !has_peephole(op);
 }
 
-// Every op with the spec's limits, refined by runs_natively.
+// Every op with the spec's limits, refined by runs_natively. Batch normalization after a
+// convolution with constant parameters folds into the convolution (src/passes/
+// batch_norm_folding.h), as ONNX Runtime's Conv+BatchNormalization fusion would: the standalone
+// float32 BatchNormalization lowering subtracts the mean first (lower_normalization.cpp), which
+// would otherwise keep ONNX Runtime from fusing it.
 BackendDescriptor onnx_descriptor(std::string name) {
   BackendDescriptor d = BackendDescriptor::with_all_ops(std::move(name));
   d.runs_natively = &runs_natively;
+  d.passes.fold_batch_norm = true;
   return d;
 }
 

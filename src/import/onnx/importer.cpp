@@ -97,13 +97,7 @@ std::string Importer::unique_name(const std::string& onnx_name) {
 
 void Importer::check_supported(const onnx::GraphProto& graph) const {
   std::map<std::string, int> missing;
-  for (const auto& node : graph.node()) {
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain)
-      ++missing[node.domain() + "." + node.op_type()];
-    else if (!find_handler(node.op_type()))
-      ++missing[node.op_type()];
-  }
+  count_unsupported(graph, missing);  // also in subgraphs (subgraph.cpp)
   if (missing.empty()) return;
   std::string message = "unsupported ONNX operators (" + std::to_string(missing.size()) + "): ";
   bool first = true;
@@ -268,6 +262,14 @@ void Importer::store_outputs(const onnx::NodeProto& node, NodeContext& c) {
   for (size_t i = 0; i < c.outputs().size(); ++i) {
     if (!c.wants_output(i)) continue;
     auto& out = c.outputs()[i];
+    if (out.alias) {  // a subgraph's value, shared (control flow, ops_control.cpp)
+      const Value& a = *out.alias;
+      if (options_.recordValues)
+        result_.values[node.output(static_cast<int>(i))] = {a.desc, a.operand, a.host.has_value(),
+                                                            a.host ? a.host->data : ConstantData{}};
+      define_value(out.alias, node.output(static_cast<int>(i)));
+      continue;
+    }
     auto v = std::make_unique<Value>();
     v->name = node.output(static_cast<int>(i));
     if (out.host) {
@@ -279,9 +281,8 @@ void Importer::store_outputs(const onnx::NodeProto& node, NodeContext& c) {
       // Provenance for error messages: the graph inputs this value is computed from.
       std::set<std::string> deps;
       for (const std::string& in : node.input()) {
-        auto it = values_.find(in);
-        if (it != values_.end() && !it->second->host)
-          deps.insert(it->second->depends_on.begin(), it->second->depends_on.end());
+        const Value* known = in.empty() ? nullptr : find_value(in).get();
+        if (known && !known->host) deps.insert(known->depends_on.begin(), known->depends_on.end());
       }
       if (deps.size() <= 8) v->depends_on.assign(deps.begin(), deps.end());
       OperandInfo& info = info_of(*out.operand);
@@ -292,7 +293,11 @@ void Importer::store_outputs(const onnx::NodeProto& node, NodeContext& c) {
     } else {
       throw OperationError("output " + std::to_string(i) + " was not produced (importer bug)");
     }
-    values_[v->name] = std::move(v);
+    if (options_.recordValues)  // `cppnn compare` (onnx_import.h)
+      result_.values[v->name] = {v->desc, v->operand, v->host.has_value(),
+                                 v->host ? v->host->data : ConstantData{}};
+    const std::string name = v->name;
+    define_value(std::move(v), name);
   }
 }
 
@@ -306,16 +311,18 @@ void Importer::convert_node(const onnx::NodeProto& node, size_t index) {
         inputs.push_back(nullptr);
         continue;
       }
-      auto it = values_.find(name);
-      if (it == values_.end())
+      Value* v = find_value(name).get();
+      if (!v)
         throw DataError("input '" + name +
                         "' is not produced by an earlier node, an input or an "
                         "initializer");
-      inputs.push_back(it->second.get());
-      all_known = all_known && it->second->host.has_value();
+      inputs.push_back(v);
+      all_known = all_known && v->host.has_value();
     }
     if (node.output_size() == 0) return;
-    if (all_known && try_fold(node, index, inputs)) return;
+    // Control flow (If, Loop, Scan) imports its subgraphs on the model's builder: its subgraphs
+    // may read run-time values of enclosing scopes, and fold node by node themselves.
+    if (all_known && !has_subgraph(node) && try_fold(node, index, inputs)) return;
     NodeContext c(*this, node, index, inputs, builder_, false);
     find_handler(node.op_type())(c);
     store_outputs(node, c);

@@ -153,6 +153,12 @@ void NodeContext::set_output(size_t i, HostTensor value) {
   outputs_[i].operand.reset();
 }
 
+void NodeContext::set_output_alias(size_t i, std::shared_ptr<Value> value) {
+  if (i >= outputs_.size()) return;
+  outputs_[i] = Output{};
+  outputs_[i].alias = std::move(value);
+}
+
 MLOperand NodeContext::constant_operand(const HostTensor& t) {
   if (t.elements() == 0)
     unsupported("an empty tensor (shape " + shape_to_string(t.desc.shape) +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,11 +98,16 @@ class NodeContext {
   [[noreturn]] void invalid(const std::string& what) const;
   // A non-fatal finding, reported in OnnxImportResult::warnings.
   void warn(const std::string& what) const;
+  // The importer (control-flow handlers import subgraphs through it).
+  Importer& importer() { return importer_; }
+  // Sets output i to an existing value of a subgraph, shared rather than copied (control flow).
+  void set_output_alias(size_t i, std::shared_ptr<Value> value);
 
   // Set outputs (the importer's side).
   struct Output {
     std::optional<MLOperand> operand;
     std::optional<HostTensor> host;
+    std::shared_ptr<Value> alias;  // set_output_alias
   };
   std::vector<Output>& outputs() { return outputs_; }
 

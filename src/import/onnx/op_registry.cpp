@@ -13,6 +13,7 @@ using Entry = std::pair<std::string_view, OpHandler>;
 constexpr auto kUnsorted = std::to_array<Entry>({
 #define CPPNN_ONNX_OP(name) Entry{#name, &import_##name},
 #include "src/import/onnx/ops_activations.def"
+#include "src/import/onnx/ops_control.def"
 #include "src/import/onnx/ops_elementwise.def"
 #include "src/import/onnx/ops_loss.def"
 #include "src/import/onnx/ops_misc.def"

@@ -12,6 +12,7 @@ namespace cppnn::onnx_import {
 
 #define CPPNN_ONNX_OP(name) void import_##name(NodeContext& c);
 #include "src/import/onnx/ops_activations.def"
+#include "src/import/onnx/ops_control.def"
 #include "src/import/onnx/ops_elementwise.def"
 #include "src/import/onnx/ops_loss.def"
 #include "src/import/onnx/ops_misc.def"

@@ -1,11 +1,12 @@
 // ONNX indexing and constant-pattern operators of the misc family (ops_misc.def): GatherElements,
 // GatherND (batch_dims by prepending the batch coordinates), ScatterElements/Scatter and ScatterND
-// (reduction "none" only), OneHot (equal against an iota + where), EyeLike (a host constant) and
-// ReverseSequence (gatherElements with a constant index). Indices may be negative in ONNX: they
-// are wrapped on the host when known, else with where(i < 0, i + d, i).
+// (reductions in ops_misc_scatter_reduce.cpp), OneHot (equal against an iota + where), EyeLike
+// (a host constant) and ReverseSequence (gatherElements with a constant index). Indices may be
+// negative in ONNX: they are wrapped on the host when known, else with where(i < 0, i + d, i).
 #include <algorithm>
 
 #include "src/import/onnx/op_registry.h"
+#include "src/import/onnx/ops_misc_scatter_reduce.h"
 #include "src/import/onnx/ops_util.h"
 #include "src/import/onnx/tensor_proto.h"
 
@@ -25,33 +26,10 @@ std::vector<uint64_t> strides_of(const std::vector<uint32_t>& shape) {
   return s;
 }
 
-// Index input `i` with negative values wrapped: element e uses dims[e % dims.size()] (one entry
-// for element-wise indices, the last-axis sizes for ND indices). DataError for values out of
-// [-d, d).
-MLOperand wrapped_indices(NodeContext& c, size_t i, const std::vector<int64_t>& dims) {
-  const DT type = c.input_type(i);
-  if (type != DT::kInt32 && type != DT::kInt64) c.invalid("indices must be int32 or int64");
-  if (c.is_constant(i)) {
-    std::vector<int64_t> v = c.ints(i, "indices");
-    for (size_t e = 0; e < v.size(); ++e) {
-      const int64_t d = dims[e % dims.size()];
-      if (v[e] < -d || v[e] >= d) c.invalid("index " + std::to_string(v[e]) + " is out of range");
-      if (v[e] < 0) v[e] += d;
-    }
-    return c.constant_operand(HostTensor::of_int64(v, c.input_shape(i), type));
-  }
-  MLGraphBuilder& b = c.builder();
-  MLOperand idx = c.input(i);
-  MLOperand d =
-      dims.size() == 1 ? c.scalar(type, static_cast<double>(dims[0])) : c.constant_ints(dims, type);
-  return b.where(b.lesser(idx, c.scalar(type, 0)), b.add(idx, d), idx, c.opts<MLOperatorOptions>());
-}
-
-// ScatterElements and the older Scatter: reduction "none" only.
+// ScatterElements and the older Scatter (reductions in ops_misc_scatter_reduce.cpp).
 void scatter_elements(NodeContext& c) {
   const std::string reduction = c.attr_string("reduction", "none");
-  if (reduction != "none")
-    c.unsupported("reduction '" + reduction + "' (WebNN scatterElements only replaces)");
+  if (reduction != "none") return scatter_elements_reduce(c, reduction);
   const std::vector<uint32_t>& shape = c.input_shape(0);
   const uint32_t axis = normalize_axis(c, c.attr_int("axis", 0), shape.size());
   MLOperand idx = wrapped_indices(c, 1, {static_cast<int64_t>(shape[axis])});
@@ -120,8 +98,7 @@ void import_Scatter(NodeContext& c) {
 
 void import_ScatterND(NodeContext& c) {
   const std::string reduction = c.attr_string("reduction", "none");
-  if (reduction != "none")
-    c.unsupported("reduction '" + reduction + "' (WebNN scatterND only replaces)");
+  if (reduction != "none") return scatter_nd_reduce(c, reduction);
   const std::vector<uint32_t>& ishape = c.input_shape(1);
   if (ishape.empty()) c.invalid("indices need rank >= 1");
   MLOperand idx = wrapped_indices(c, 1, nd_dims(c, c.input_shape(0), 0, ishape.back()));

@@ -116,36 +116,3 @@ void import_DynamicQuantizeLinear(NodeContext& c) {
 }
 
 }  // namespace cppnn::onnx_import
-
-namespace cppnn::onnx_import {
-
-// MatMulInteger: (A - a_zp) · (B - b_zp) in int32, computed by a float32 matmul of the shifted
-// 8-bit values. Every product is an integer of magnitude <= 255², so every partial sum is exact
-// while K·255² < 2^24 (K <= 258); larger K is not supported. a_zp may be per row ([M]), b_zp per
-// column ([N]).
-void import_MatMulInteger(NodeContext& c) {
-  const std::vector<uint32_t>& as = c.input_shape(0);
-  const std::vector<uint32_t>& bs = c.input_shape(1);
-  if (as.size() < 2 || bs.size() < 2) c.unsupported("1-D operands (WebNN matmul needs rank >= 2)");
-  const uint32_t k = as.back();
-  if (uint64_t{k} * 255 * 255 >= (uint64_t{1} << 24))
-    c.unsupported("K = " + std::to_string(k) + " (exact in float32 only for K <= 258)");
-  for (size_t i : {size_t{0}, size_t{1}}) {
-    const DT t = c.input_type(i);
-    if (t != DT::kUint8 && t != DT::kInt8) c.invalid("inputs must be int8 or uint8");
-  }
-  MLGraphBuilder& b = c.builder();
-  const MLOperatorOptions o = c.opts<MLOperatorOptions>();
-  auto shifted = [&](size_t i, size_t zp, bool per_row) {
-    MLOperand x = b.cast(c.input(i), DT::kFloat32, o);
-    if (!c.has_input(zp)) return x;
-    std::vector<uint32_t> zs = c.input_shape(zp);
-    if (per_row && zs.size() == 1 && zs[0] != 1) zs.push_back(1);  // [M] -> [M, 1]
-    MLOperand z = b.cast(reshaped(c, zp, zs), DT::kFloat32, o);
-    return b.sub(x, z, o);
-  };
-  MLOperand y = b.matmul(shifted(0, 2, true), shifted(1, 3, false), o);
-  c.set_output(0, b.cast(y, DT::kInt32, o));
-}
-
-}  // namespace cppnn::onnx_import

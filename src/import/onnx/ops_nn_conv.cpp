@@ -1,22 +1,23 @@
 // ONNX Conv and ConvTranspose (ops_nn.def) as WebNN conv2d / convTranspose2d. 1-D convolutions
-// become 2-D ones over [N, C, 1, L]; 3-D ones cannot be expressed. ONNX pads
+// become 2-D ones over [N, C, 1, L]; 3-D ones are decomposed (ops_nn_conv3d.cpp). ONNX pads
 // [x1_begin, x2_begin, x1_end, x2_end] become WebNN's [beginH, endH, beginW, endW].
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "src/import/onnx/op_registry.h"
+#include "src/import/onnx/ops_nn_conv3d.h"
 #include "src/import/onnx/ops_nn_util.h"
 #include "src/import/onnx/ops_util.h"
 
 namespace cppnn::onnx_import {
 namespace {
 
-// The spatial rank of input 0, NotSupportedError unless it is 1 or 2.
+// The spatial rank of input 0, NotSupportedError unless it is 1, 2 or 3.
 size_t conv_spatial_rank(const NodeContext& c) {
   const size_t rank = c.input_rank(0);
   if (rank < 3) c.invalid("input rank " + std::to_string(rank) + " is below 3");
-  if (rank > 4) c.unsupported(std::to_string(rank - 2) + "-D convolution (WebNN has 2-D only)");
+  if (rank > 5) c.unsupported(std::to_string(rank - 2) + "-D convolution (WebNN has 2-D only)");
   if (c.input_rank(1) != rank) c.invalid("weight rank differs from the input rank");
   return rank - 2;
 }
@@ -66,6 +67,7 @@ void import_Conv(NodeContext& c) {
   const std::vector<uint32_t>& ws = c.input_shape(1);
   const std::vector<uint32_t> in(xs.begin() + 2, xs.end());
   const SpatialParams p = spatial_params(c, in, std::vector<uint32_t>(ws.begin() + 2, ws.end()));
+  if (n == 3) return import_conv3d(c, p);
   for (size_t i = 0; i < n; ++i)
     if (p.kernel[i] != ws[2 + i]) c.invalid("kernel_shape differs from the weight shape");
   auto [x, w] = conv_operands(c, n);
@@ -105,6 +107,7 @@ void import_ConvTranspose(NodeContext& c) {
   for (size_t i = 0; i < n; ++i)
     if (out_pad[i] >= p.strides[i])
       c.unsupported("output_padding " + std::to_string(out_pad[i]) + " not below the stride");
+  if (n == 3) return import_conv_transpose3d(c, p, out_pad, out_shape);
   auto [x, w] = conv_operands(c, n);
   MLConvTranspose2dOptions o = c.opts<MLConvTranspose2dOptions>();
   o.padding = webnn_padding(p);

@@ -2,17 +2,18 @@
 // maxPool2d / averagePool2d / l2Pool2d over 1-D ([N, C, 1, L]) or 2-D windows, and the global
 // pools as reductions over every spatial axis. ceil_mode becomes extra end padding (WebNN pools
 // ignore padded positions), with PyTorch's rule that the last window must start inside the input
-// or its begin padding; count_include_pad becomes an explicit zero pad.
+// or its begin padding; count_include_pad becomes an explicit zero pad. 3-D pools are two 2-D
+// pools (ops_nn_pool3d.cpp); MaxPool's Indices output is ops_nn_pool_indices.cpp.
 #include <string>
 
 #include "src/import/onnx/op_registry.h"
+#include "src/import/onnx/ops_nn_pool3d.h"
+#include "src/import/onnx/ops_nn_pool_indices.h"
 #include "src/import/onnx/ops_nn_util.h"
 #include "src/import/onnx/ops_util.h"
 
 namespace cppnn::onnx_import {
 namespace {
-
-enum class PoolKind { kMax, kAverage, kL2 };
 
 // ONNX's ceil_mode output sizes of p over `in` (the last window must start inside the input or
 // its begin padding, as in ORT and PyTorch).
@@ -44,8 +45,7 @@ void extend_to(SpatialParams& p, const std::vector<uint32_t>& in, const std::vec
 void pool(NodeContext& c, PoolKind kind) {
   const size_t rank = c.input_rank(0);
   if (rank < 3) c.invalid("input rank " + std::to_string(rank) + " is below 3");
-  if (rank > 4) c.unsupported(std::to_string(rank - 2) + "-D pooling (WebNN pools are 2-D)");
-  if (c.wants_output(1)) c.unsupported("the Indices output of MaxPool");
+  if (rank > 5) c.unsupported(std::to_string(rank - 2) + "-D pooling (WebNN pools are 2-D)");
   if (kind != PoolKind::kMax) require_float(c, 0, "averagePool2d / l2Pool2d");
   const size_t n = rank - 2;
   const std::vector<uint32_t>& xs = c.input_shape(0);
@@ -70,6 +70,12 @@ void pool(NodeContext& c, PoolKind kind) {
     p.pad_end.assign(n, 0);
   }
   if (ceil_mode) extend_to(p, pooled_in, ceil_out);
+  if (n == 3) {
+    const MLOperand y = pool3d(c, kind, x, p);
+    c.set_output(0, y);
+    if (c.wants_output(1)) c.set_output(1, maxpool_indices(c, p, y));
+    return;
+  }
   MLPool2dOptions o = c.opts<MLPool2dOptions>();
   o.windowDimensions = two_d(p.kernel);
   o.padding = webnn_padding(p);
@@ -80,13 +86,22 @@ void pool(NodeContext& c, PoolKind kind) {
                                              : c.builder().l2Pool2d(x, o);
   if (n == 1) y = reshape_to(c, y, {y.shape()[0], y.shape()[1], y.shape()[3]});
   c.set_output(0, y);
+  if (c.wants_output(1)) c.set_output(1, maxpool_indices(c, p, y));
 }
 
-// Reduction of every spatial axis, keeping them as 1.
+// Reduction of every spatial axis, keeping them as 1. A float rank-4 input is a pool whose
+// window is the whole input (averagePool2d/maxPool2d without windowDimensions), the same values
+// as the reduction, which backends run as a global pool in their own layout (ONNX Runtime's
+// GlobalAveragePool stays in its blocked NCHWc layout where ReduceMean would reorder).
 void global_pool(NodeContext& c, bool max) {
   const size_t rank = c.input_rank(0);
   if (rank < 2) c.invalid("input rank " + std::to_string(rank) + " is below 2");
   if (!max) require_float(c, 0, "reduceMean");
+  if (rank == 4 && is_float_type(c.input_type(0))) {
+    MLPool2dOptions p = c.opts<MLPool2dOptions>();
+    MLOperand x = c.input(0);
+    return c.set_output(0, max ? c.builder().maxPool2d(x, p) : c.builder().averagePool2d(x, p));
+  }
   MLReduceOptions o = c.opts<MLReduceOptions>();
   std::vector<uint32_t> axes;
   for (size_t i = 2; i < rank; ++i) axes.push_back(static_cast<uint32_t>(i));
@@ -98,7 +113,7 @@ void global_pool(NodeContext& c, bool max) {
 
 }  // namespace
 
-// storage_order only matters for the Indices output, which is unsupported.
+// storage_order only matters for the Indices output (ops_nn_pool_indices.cpp).
 void import_MaxPool(NodeContext& c) {
   pool(c, PoolKind::kMax);
 }

@@ -1,11 +1,13 @@
 // ONNX Resize (opsets 10, 11, 13, 18, 19) and Upsample (7, 9) (ops_nn.def). Where WebNN's
 // resample2d has ONNX's exact semantics (rank 4, at most two resized axes, half_pixel or
 // pytorch_half_pixel coordinates with scale = out/in exactly, nearest round_prefer_floor or
-// linear) the node becomes one resample2d. Every other combination is separable per axis and is
-// expressed exactly as gathers on computed index constants, weighted with computed coefficient
-// constants (ops_nn_resize_taps.cpp): nearest (any nearest_mode), linear, cubic (cubic_coeff_a,
-// exclude_outside), every coordinate_transformation_mode and tf_crop_and_resize's
-// extrapolation_value. antialias cannot be expressed this way and is unsupported.
+// linear; or a nearest upscale by integer factors in any coordinate and rounding mode that picks
+// the same pixels, e.g. Upsample's asymmetric floor) the node becomes one resample2d. Every other
+// combination is separable per axis and is expressed exactly as gathers on computed index
+// constants, weighted with computed coefficient constants (ops_nn_resize_taps.cpp): nearest (any
+// nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside), every
+// coordinate_transformation_mode and tf_crop_and_resize's extrapolation_value. antialias cannot be
+// expressed this way and is unsupported.
 #include <cmath>
 #include <string>
 
@@ -17,18 +19,53 @@
 namespace cppnn::onnx_import {
 namespace {
 
-// True when WebNN resample2d computes exactly `s` on input shape `in`.
+// True when ONNX's nearest Resize along an axis upscaled by the integer `k` (scale and out/in
+// both exactly k) picks source index floor(x / k) for every output x, which is what WebNN's
+// resample2d nearest-neighbor picks there: with x = q·k + r, 0 <= r < k, it takes
+// ceil((x + 0.5) / k - 1) and (x + 0.5) / k - 1 = q + (r + 0.5) / k - 1 lies in (q - 1, q).
+// ONNX's coordinate x_in and rounding give q for:
+//   asymmetric (x_in = q + r/k, r/k in [0, 1)): floor, simple (floor when upscaling), and
+//     round_prefer_floor when k <= 2;
+//   half_pixel / pytorch_half_pixel (x_in = q + (r + 0.5)/k - 0.5, |fraction| < 0.5): either
+//     round_prefer_* mode;
+//   tf_half_pixel_for_nn (x_in = q + (r + 0.5)/k, fraction in (0, 1)): floor, simple.
+bool nearest_picks_floor_div(const ResizeSpec& s, uint64_t k) {
+  const std::string& m = s.nearest_mode;
+  const bool floors = m == "floor" || m == "simple";
+  if (s.coord == "asymmetric") return floors || (m == "round_prefer_floor" && k <= 2);
+  if (s.coord == "half_pixel" || s.coord == "pytorch_half_pixel")
+    return m == "round_prefer_floor" || m == "round_prefer_ceil";
+  if (s.coord == "tf_half_pixel_for_nn") return floors;
+  return false;
+}
+
+// True when nearest Resize `s` upscales every resized axis of `in` by an integer factor with a
+// coordinate mode and rounding that pick the same pixels as resample2d (nearest_picks_floor_div).
+bool nearest_integer_upscale(const ResizeSpec& s, const std::vector<uint32_t>& in) {
+  for (size_t a = 0; a < in.size(); ++a) {
+    if (s.scales[a] == 1.0 && s.out[a] == in[a]) continue;
+    if (in[a] == 0 || s.out[a] % in[a] != 0) return false;
+    const uint64_t k = s.out[a] / in[a];
+    if (k < 2 || s.scales[a] != static_cast<double>(k)) return false;
+    if (!nearest_picks_floor_div(s, k)) return false;
+  }
+  return true;
+}
+
+// True when WebNN resample2d computes exactly `s` on input shape `in`: half-pixel coordinates
+// (scale = out/in exactly; nearest with round_prefer_floor, WebNN's rounding) or a nearest
+// integer upscale in any mode that picks the same pixels (nearest_integer_upscale).
 bool fits_resample2d(const ResizeSpec& s, const std::vector<uint32_t>& in, MLOperandDataType t,
                      std::vector<uint32_t>& axes) {
   if (in.size() != 4) return false;
   const bool half = s.coord == "half_pixel" || s.coord == "pytorch_half_pixel";
-  if (!half) return false;
   if (s.mode == "nearest") {
-    if (s.nearest_mode != "round_prefer_floor") return false;
     if (t != MLOperandDataType::kFloat32 && t != MLOperandDataType::kFloat16 &&
         t != MLOperandDataType::kUint8 && t != MLOperandDataType::kInt8)
       return false;
-  } else if (s.mode != "linear" || !is_float_type(t)) {
+    if (!nearest_integer_upscale(s, in) && !(half && s.nearest_mode == "round_prefer_floor"))
+      return false;
+  } else if (s.mode != "linear" || !is_float_type(t) || !half) {
     return false;
   }
   axes.clear();

@@ -90,4 +90,10 @@ uint64_t dims_product(const NodeContext& c, const std::vector<uint32_t>& shape, 
   return p;
 }
 
+MLOperand Float32Arith::iota(uint32_t n, double offset, std::vector<uint32_t> shape) {
+  std::vector<double> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = i + offset;
+  return c.constant_operand(HostTensor::of_double(v, std::move(shape)));
+}
+
 }  // namespace cppnn::onnx_import

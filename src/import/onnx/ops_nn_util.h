@@ -41,4 +41,32 @@ std::vector<uint32_t> insert_one(std::vector<uint32_t> shape, size_t axis);
 uint64_t dims_product(const NodeContext& c, const std::vector<uint32_t>& shape, size_t from,
                       size_t to);
 
+// float32 arithmetic on the node's builder, every operation labelled with the node (the
+// decompositions of GridSample and RoiAlign).
+struct Float32Arith {
+  NodeContext& c;
+  MLGraphBuilder& b;
+  MLOperatorOptions o;
+
+  explicit Float32Arith(NodeContext& ctx)
+      : c(ctx), b(ctx.builder()), o(ctx.opts<MLOperatorOptions>()) {}
+  MLOperand k(double v) { return c.scalar(MLOperandDataType::kFloat32, v); }
+  MLOperand add(const MLOperand& x, const MLOperand& y) { return b.add(x, y, o); }
+  MLOperand sub(const MLOperand& x, const MLOperand& y) { return b.sub(x, y, o); }
+  MLOperand mul(const MLOperand& x, const MLOperand& y) { return b.mul(x, y, o); }
+  MLOperand div(const MLOperand& x, const MLOperand& y) { return b.div(x, y, o); }
+  MLOperand floor(const MLOperand& x) { return b.floor(x, o); }
+  MLOperand where(const MLOperand& m, const MLOperand& x, const MLOperand& y) {
+    return b.where(m, x, y, o);
+  }
+  MLOperand lt(const MLOperand& x, const MLOperand& y) { return b.lesser(x, y, o); }
+  MLOperand gt(const MLOperand& x, const MLOperand& y) { return b.greater(x, y, o); }
+  MLOperand ge(const MLOperand& x, const MLOperand& y) { return b.greaterOrEqual(x, y, o); }
+  MLOperand le(const MLOperand& x, const MLOperand& y) { return b.lesserOrEqual(x, y, o); }
+  MLOperand both(const MLOperand& x, const MLOperand& y) { return b.logicalAnd(x, y, o); }
+  MLOperand either(const MLOperand& x, const MLOperand& y) { return b.logicalOr(x, y, o); }
+  // [0 .. n) + offset as a float32 constant with `shape` (n along one axis).
+  MLOperand iota(uint32_t n, double offset, std::vector<uint32_t> shape);
+};
+
 }  // namespace cppnn::onnx_import

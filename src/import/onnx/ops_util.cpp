@@ -74,4 +74,27 @@ std::optional<std::vector<int64_t>> axes_attr_or_input(const NodeContext& c, con
   return c.ints(index, name);
 }
 
+MLOperand wrapped_indices(NodeContext& c, size_t i, const std::vector<int64_t>& dims,
+                          std::optional<MLOperandDataType> type) {
+  using DT = MLOperandDataType;
+  const DT in = c.input_type(i);
+  if (in != DT::kInt32 && in != DT::kInt64) c.invalid("indices must be int32 or int64");
+  const DT out = type.value_or(in);
+  if (c.is_constant(i)) {
+    std::vector<int64_t> v = c.ints(i, "indices");
+    for (size_t e = 0; e < v.size(); ++e) {
+      const int64_t d = dims[e % dims.size()];
+      if (v[e] < -d || v[e] >= d) c.invalid("index " + std::to_string(v[e]) + " is out of range");
+      if (v[e] < 0) v[e] += d;
+    }
+    return c.constant_operand(HostTensor::of_int64(v, c.input_shape(i), out));
+  }
+  MLGraphBuilder& b = c.builder();
+  const MLOperatorOptions o = c.opts<MLOperatorOptions>();
+  const MLOperand idx = cast_to(c, c.input(i), out);
+  const MLOperand d =
+      dims.size() == 1 ? c.scalar(out, static_cast<double>(dims[0])) : c.constant_ints(dims, out);
+  return b.where(b.lesser(idx, c.scalar(out, 0), o), b.add(idx, d, o), idx, o);
+}
+
 }  // namespace cppnn::onnx_import

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "src/import/onnx/node_context.h"
@@ -28,5 +29,11 @@ MLOperand cast_to(NodeContext& c, const MLOperand& x, MLOperandDataType type);
 // then on; nullopt when absent.
 std::optional<std::vector<int64_t>> axes_attr_or_input(const NodeContext& c, const char* name,
                                                        int64_t input_opset, size_t index);
+// Index input `i` (int32 or int64, else DataError) as `type` (its own type when absent) with
+// negative values wrapped: element e uses dims[e % dims.size()] (one entry for element-wise
+// indices, the last-axis sizes for ND indices). Known values are wrapped on the host (DataError
+// outside [-d, d)), others with where(i < 0, i + d, i).
+MLOperand wrapped_indices(NodeContext& c, size_t i, const std::vector<int64_t>& dims,
+                          std::optional<MLOperandDataType> type = std::nullopt);
 
 }  // namespace cppnn::onnx_import
