@@ -87,35 +87,11 @@ Result<std::vector<uint32_t>> rederive_expand(const std::vector<uint32_t>& old_i
 }
 
 // Records `op` again on `in` (positional operands, then operand-valued options, null where
-// absent) with `attrs`; all its outputs.
+// absent) with `attrs`, keeping its symbolic sizes; all its outputs.
 std::vector<MLOperand> rerecord(passes::GraphRewriter& rw, const Operation& op,
                                 std::vector<MLOperand> in, OpAttributes attrs) {
-  size_t positional = in.size();
-  std::visit(
-      [&](auto& a) {
-        if constexpr (requires { a.options; }) {
-          using Options = std::decay_t<decltype(a.options)>;
-          auto each_operand_field = [&](auto&& f) {
-            reflect::for_each_field<Options>([&](auto field) {
-              if constexpr (std::is_same_v<typename decltype(field)::type,
-                                           std::optional<MLOperand>>)
-                f(a.options.*field.member);
-            });
-          };
-          each_operand_field([&](auto&) { --positional; });
-          size_t k = positional;
-          each_operand_field([&](std::optional<MLOperand>& slot) {
-            if (!in[k].is_null()) slot = in[k];
-            ++k;
-          });
-        }
-      },
-      attrs);
-  std::vector<MLOperand> outs =
-      rw.builder().record(op.type, std::span(in.data(), positional), std::move(attrs));
-  Operation& copy = rw.operation(rw.operation_count() - 1);
-  copy.activations = op.activations;
-  copy.symbolic = op.symbolic;
+  std::vector<MLOperand> outs = passes::rerecord_operation(rw, op, std::move(in), std::move(attrs));
+  rw.operation(rw.operation_count() - 1).symbolic = op.symbolic;
   return outs;
 }
 

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "cppnn/errors.h"
+#include "cppnn/reflect.h"
 #include "src/api/states.h"
 
 namespace cppnn::passes {
@@ -124,6 +125,35 @@ Graph GraphRewriter::finish() {
   Graph& g = builder_.state()->graph;
   g.outputs = std::move(outputs);
   return g.pruned(/*keep_unused_inputs=*/true);
+}
+
+std::vector<MLOperand> rerecord_operation(GraphRewriter& rw, const Operation& op,
+                                          std::vector<MLOperand> in, OpAttributes attrs) {
+  size_t positional = in.size();
+  std::visit(
+      [&](auto& a) {
+        if constexpr (requires { a.options; }) {
+          using Options = std::decay_t<decltype(a.options)>;
+          auto each_operand_field = [&](auto&& f) {
+            reflect::for_each_field<Options>([&](auto field) {
+              if constexpr (std::is_same_v<typename decltype(field)::type,
+                                           std::optional<MLOperand>>)
+                f(a.options.*field.member);
+            });
+          };
+          each_operand_field([&](auto&) { --positional; });
+          size_t k = positional;
+          each_operand_field([&](std::optional<MLOperand>& slot) {
+            if (!in[k].is_null()) slot = in[k];
+            ++k;
+          });
+        }
+      },
+      attrs);
+  std::vector<MLOperand> outs =
+      rw.builder().record(op.type, std::span(in.data(), positional), std::move(attrs));
+  rw.operation(rw.operation_count() - 1).activations = op.activations;
+  return outs;
 }
 
 }  // namespace cppnn::passes

@@ -65,4 +65,10 @@ class GraphRewriter {
   std::vector<std::optional<OperandId>> map_;
 };
 
+// Records `op` again into `rw` on the new operands `in` (its positional operands, then its
+// operand-valued options, null where absent) with `attrs`, keeping its fused activations; all
+// its outputs. Passes that rewrite an op's attributes (layout conversion, dynamic sizes) use it.
+std::vector<MLOperand> rerecord_operation(GraphRewriter& rw, const Operation& op,
+                                          std::vector<MLOperand> in, OpAttributes attrs);
+
 }  // namespace cppnn::passes
