@@ -211,7 +211,9 @@ Graph onnx_to_dynamic_graph(const std::filesystem::path& model, const OnnxImport
         fail(op_where(g0, k) + ": its attributes change with " + names[v.symbol]);
     }
     for (size_t f = 0; f < fields.size(); ++f) {
-      const auto& [field, values] = fields[f];
+      // Not a structured binding: lambdas below capture `values` (clang before 16 cannot).
+      const auto& field = fields[f].first;
+      const auto& values = fields[f].second;
       for (const auto& o : others)
         if (o[f].first != field || o[f].second.size() != values.size())
           fail(op_where(g0, k) + ": the length of '" + field +
