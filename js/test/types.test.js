@@ -119,7 +119,8 @@ test('every class member and export of the addon is declared, and nothing else',
   const { values, classes } = declarations();
   assert.deepEqual(values, Object.keys(cppnn).sort());
   assert.deepEqual(Object.keys(classes).sort(),
-                   ['ML', 'MLContext', 'MLGraph', 'MLGraphBuilder', 'MLOperand', 'MLTensor']);
+                   ['Generator', 'LanguageModel', 'ML', 'MLContext', 'MLGraph', 'MLGraphBuilder',
+                    'MLOperand', 'MLTensor']);
   for (const [name, members] of Object.entries(classes)) {
     const actual = Object.getOwnPropertyNames(cppnn[name].prototype);
     assert.deepEqual(members, actual.filter((n) => n !== 'constructor').sort(), name);

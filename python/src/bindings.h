@@ -17,5 +17,9 @@ void bind_builder(nanobind::module_& m);
 void bind_ops(nanobind::class_<MLGraphBuilder>& builder);
 // load_graph(), save_graph(), convert_onnx().
 void bind_files(nanobind::module_& m);
+// LanguageModel, LanguageModelInfo (llm.cpp), then bind_generator.
+void bind_llm(nanobind::module_& m);
+// Generator, GenerationStream and GenerationResult (llm_generator.cpp).
+void bind_generator(nanobind::module_& m);
 
 }  // namespace cppnn::py

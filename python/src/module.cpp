@@ -12,4 +12,5 @@ NB_MODULE(_cppnn, m) {
   cppnn::py::bind_context(m);
   cppnn::py::bind_builder(m);
   cppnn::py::bind_files(m);
+  cppnn::py::bind_llm(m);
 }

@@ -369,6 +369,7 @@ MLGraph MLGraphBuilder::build(const MLNamedOperands& outputs) {
     // The backend's pipeline (decomposition, ...) rewrites what it does not run natively.
     gs->compiled =
         ctx.backend->compile(passes::prepare_graph(ctx.backend->descriptor(), gs->graph));
+    ++ctx.compilations;
   }
   // Register the graph so that losing the context destroys it (§4); a loss that came first wins.
   std::lock_guard<std::mutex> lock(ctx.mu);

@@ -51,9 +51,11 @@ std::shared_ptr<Specialization> specialization(DynamicDispatch& dd, const Graph&
     dd.cache.push_back(s);
   }
   // Compiled under the context's timeline (dispatch holds it), so never twice at once.
-  if (compile_in && !s->compiled)
+  if (compile_in && !s->compiled) {
     s->compiled = compile_in->backend->compile(
         passes::prepare_graph(compile_in->backend->descriptor(), s->graph));
+    ++compile_in->compilations;
+  }
   return s;
 }
 

@@ -32,6 +32,9 @@ struct ContextState {
   bool accelerated = false;
 
   std::mutex timeline;  // serialises the timeline steps of this context
+  // Graphs compiled by the backend in this context: build() and each new size of a dynamic
+  // graph (docs/dynamic-dimensions.md); tests check that a step graph compiles once per size.
+  std::atomic<uint64_t> compilations{0};
 
   mutable std::mutex mu;  // guards lost and the registries below
   std::optional<MLContextLostInfo> lost;

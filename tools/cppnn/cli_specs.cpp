@@ -119,9 +119,54 @@ std::vector<CommandSpec> make_specs() {
     s.min_positionals = s.max_positionals = 1;
     specs.push_back(std::move(s));
   }
+  specs.push_back(graph_command("tokenize",
+                                {val("text"), val("file"), sw("no-special"), sw("no-add-special"),
+                                 sw("decode"), sw("skip-special"), sw("json"), sw("spec-json")},
+                                "MODEL"));
+  {
+    CommandSpec s =
+        flags_only("convert-gguf", {val("output", {"-o"}), val("context"), val("chunk")});
+    s.positional_name = "MODEL";
+    s.min_positionals = s.max_positionals = 1;
+    s.missing_message = "no GGUF model given";
+    specs.push_back(std::move(s));
+  }
+  {
+    CommandSpec s = flags_only("generate", {val("prompt", {"-p"}),
+                                            val("prompt-file"),
+                                            sw("chat"),
+                                            val("system"),
+                                            val("max-tokens", {"-n"}),
+                                            val("temperature"),
+                                            val("top-k"),
+                                            val("top-p"),
+                                            val("repeat-penalty"),
+                                            val("repeat-window"),
+                                            val("seed"),
+                                            rep("stop"),
+                                            sw("ignore-eos"),
+                                            val("backend"),
+                                            val("threads"),
+                                            val("context"),
+                                            val("chunk"),
+                                            val("tokenizer"),
+                                            val("chat-template"),
+                                            sw("json"),
+                                            sw("show-prompt"),
+                                            val("logits")});
+    s.positional_name = "MODEL";
+    s.min_positionals = s.max_positionals = 1;
+    s.missing_message = "no model given";
+    specs.push_back(std::move(s));
+  }
   specs.push_back(flags_only(
       "onnx-tests", {val("backend"), val("suite"), val("filter"), val("data"), val("expectations"),
                      val("report"), val("timeout"), sw("in-process"), sw("verbose", {"-v"})}));
+  // gguf-info FILE (tools/cppnn/gguf_info.cpp).
+  specs.push_back(graph_command(
+      "gguf-info",
+      {sw("json"), sw("full-arrays"), val("tensor"), sw("dequantize"), val("output", {"-o"})},
+      "FILE"));
   return specs;
 }
 

@@ -37,6 +37,14 @@ const std::vector<Command>& commands() {
        run_compare_onnx},
       {"compare", "per-node errors of a converted model against ONNX Runtime, or two backends",
        run_compare},
+      {"gguf-info", "print a GGUF file's metadata and tensors; dump a tensor dequantized",
+       run_gguf_info},
+      {"tokenize", "encode text lines into token ids (or decode ids) with a model's tokenizer",
+       run_tokenize},
+      {"convert-gguf", "write a GGUF language model as a .webnn step graph + SafeTensors",
+       run_convert_gguf},
+      {"generate", "generate text with a language model (.gguf, converted .webnn or ONNX)",
+       run_generate},
   };
   return kCommands;
 }

@@ -40,5 +40,9 @@ int run_run(const std::vector<std::string>& args);
 int run_bench(const std::vector<std::string>& args);
 int run_dot(const std::vector<std::string>& args);
 int run_ops(const std::vector<std::string>& args);
+int run_gguf_info(const std::vector<std::string>& args);
+int run_tokenize(const std::vector<std::string>& args);
+int run_convert_gguf(const std::vector<std::string>& args);
+int run_generate(const std::vector<std::string>& args);
 
 }  // namespace cppnn::tool

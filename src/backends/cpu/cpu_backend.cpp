@@ -4,10 +4,12 @@
 // liveness-planned arena (reference/reference_backend.h). Graphs go through constant folding, batch
 // normalization and per-channel scales folded into the convolution before them, exporters'
 // spellings of hardSwish and linear recognised, and the conv/matmul + bias + activation fusion
-// first (int4 stays packed: the reference kernels read it).
+// first (int4 stays packed: the reference kernels read it). Gemms whose weights are block-quantized
+// constants read them in place (quantized_weights.h).
 #include "src/backends/cpu/cpu_backend.h"
 
 #include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/quantized_weights.h"
 
 namespace cppnn {
 namespace {
@@ -33,6 +35,9 @@ class CpuBackend final : public Backend {
   }
 
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
+    bool quantized = false;
+    Graph rewritten = cpu::read_quantized_weights_in_gemm(*graph, &quantized);
+    if (quantized) graph = std::make_shared<const Graph>(std::move(rewritten));
     cpu::CompileContext cc{*graph, pool_};
     return make_reference_plan(
         graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); });

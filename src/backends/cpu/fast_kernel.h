@@ -48,6 +48,10 @@ std::optional<FastKernel> compile_fast_depthwise_conv2d(const CompileContext& cc
 std::optional<FastKernel> compile_fast_pool2d(const CompileContext& cc, const Operation& op);
 // matmul and gemm, matrix.cpp
 std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Operation& op);
+// gemm with a block-quantized B operand read in place (quantized_weights.h),
+// quantized_gemm.cpp; every such gemm compiles (an OperationError otherwise)
+std::optional<FastKernel> compile_fast_quantized_gemm(const CompileContext& cc,
+                                                      const Operation& op);
 // gather with constant indices, gather.cpp
 std::optional<FastKernel> compile_fast_gather(const CompileContext& cc, const Operation& op);
 // softmax (the reference's double computation, rows over the pool), softmax.cpp

@@ -1,6 +1,7 @@
 // The cpu backend's kernel table: which family compiler handles which op (fast_kernel.h). Ops
 // not listed run on the reference kernels.
 #include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/quantized_weights.h"
 
 namespace cppnn::cpu {
 
@@ -19,8 +20,10 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
       return compile_fast_softmax(cc, op);
     case kGather:
       return compile_fast_gather(cc, op);
-    case kMatmul:
     case kGemm:
+      if (is_quantized_gemm(cc.graph, op)) return compile_fast_quantized_gemm(cc, op);
+      return compile_fast_matrix(cc, op);
+    case kMatmul:
       return compile_fast_matrix(cc, op);
     case kAdd:
     case kSub:

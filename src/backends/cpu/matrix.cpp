@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cppnn/number.h"
+#include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/reference/strides.h"
@@ -16,6 +17,25 @@ namespace {
 
 const float* floats(std::span<std::byte* const> slots, OperandId id) {
   return reinterpret_cast<const float*>(slots[id.value]);
+}
+
+// Rows of A up to which a matmul multiplies B in place (streaming its rows) instead of packing
+// it: packing costs as much as the product itself when A has a row or two (a decode step's
+// attention against the cache).
+constexpr size_t kStreamingRows = 4;
+
+// y[m, n] = a[m, k] * b[k, n] streaming b's rows once (float32 products and sums, k in order).
+CPPNN_CPU_CLONES void streaming_matmul(const float* a, const float* b, float* y, size_t m, size_t k,
+                                       size_t n) {
+  for (size_t i = 0; i < m * n; ++i) y[i] = 0.0f;
+  for (size_t kk = 0; kk < k; ++kk) {
+    const float* row = b + kk * n;
+    for (size_t i = 0; i < m; ++i) {
+      const float av = a[i * k + kk];
+      float* yr = y + i * n;
+      for (size_t j = 0; j < n; ++j) yr[j] += av * row[j];
+    }
+  }
 }
 
 // A per-call packed copy of a runtime left operand (per thread; grown, never shrunk).
@@ -38,6 +58,14 @@ struct MatmulKernel {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
+    if (m <= kStreamingRows && !constant_a) {
+      ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
+        streaming_matmul(pa + o[0], pb + o[1], py + o[2], m, k, n);
+        if (epilogue)
+          for (size_t i = 0; i < m; ++i) epilogue->apply(py + o[2] + i * n, n);
+      });
+      return;
+    }
     ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
       const PackedA* packed = constant_a.get();
       if (!packed) {
