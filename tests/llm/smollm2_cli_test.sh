@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SmolLM2-135M-Instruct (scripts/fetch-llm.sh) end to end through the CLI: `cppnn generate` on the
-# GGUF file continues "The capital of France is" with "Paris" on every product backend given, the
-# chat form answers the question, `cppnn convert-gguf` writes a graph + SafeTensors + llm.json of
+# GGUF file continues "The capital of France is" with "Paris" on every backend given, the chat
+# form (first backend) answers the question, `cppnn convert-gguf` writes a graph + SafeTensors + llm.json of
 # about the GGUF's size that `cppnn generate` runs to the same tokens, and a truncated GGUF is a
 # clear error. Exit 77 (skipped) without the model.
 #   smollm2_cli_test.sh CPPNN MODEL BACKEND...
@@ -15,11 +15,12 @@ for backend in "$@"; do
   expect 0 "tokens/s" -- "$tool" generate "$model" --prompt "The capital of France is" \
     --max-tokens 8 --backend "$backend"
   has "Paris" out.txt
-  expect 0 "" -- "$tool" generate "$model" --chat --prompt "What is the capital of France?" \
-    --max-tokens 16 --backend "$backend" --json
-  has "Paris" out.txt
-  has '"finish_reason":"stop"' out.txt
 done
+# The chat form (on the first backend): the template's prompt, an answer, the end-of-turn token.
+expect 0 "" -- "$tool" generate "$model" --chat --prompt "What is the capital of France?" \
+  --max-tokens 16 --backend "$1" --json
+has "Paris" out.txt
+has '"finish_reason":"stop"' out.txt
 
 # The converted model: same greedy tokens as the GGUF file (on the first backend), and its
 # weights file about the GGUF's size (quantized weights stay quantized).
