@@ -37,6 +37,9 @@ struct MLContextOptions {
   std::string backend;
   // cppnn extension: intra-op threads of backends with a thread pool (0: the backend's default).
   uint32_t numThreads = 0;
+  // cppnn extension: time every operation of every dispatch where the backend can
+  // (MLGraph::profile(), cppnn/profile.h); off by default: it costs two clock reads per operation.
+  bool profile = false;
 };
 
 // MLContextLostInfo.

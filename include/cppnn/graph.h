@@ -8,6 +8,7 @@
 #include "cppnn/context.h"
 #include "cppnn/descriptor.h"
 #include "cppnn/graph_model.h"
+#include "cppnn/profile.h"
 
 #pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
 
@@ -34,6 +35,13 @@ class MLGraph {
       const std::map<std::string, MLOperandDescriptor>& inputs) const;
   // The pruned, immutable graph model (cppnn extension).
   const Graph& graph() const;
+  // Per-operation timings of the dispatches so far (cppnn extension, cppnn/profile.h); available
+  // only in a context created with MLContextOptions::profile on a backend that can time them.
+  MLGraphProfile profile() const;
+  // The profile of the one compiled form that runs inputs of the descriptors `inputs` (a graph
+  // with dynamic dimensions has one per size; profile() for a static graph): empty when nothing
+  // ran at those sizes. TypeError as outputs_for().
+  MLGraphProfile profile_for(const std::map<std::string, MLOperandDescriptor>& inputs) const;
   MLContext context() const;
   const std::shared_ptr<detail::GraphState>& state() const { return state_; }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cppnn/context.h"
+#include "cppnn/profile.h"
 
 #pragma GCC visibility push(default)  // public API: exported (the library hides the rest)
 
@@ -51,6 +52,16 @@ struct LanguageModelOptions {
   // The chat template of an ONNX model (a Jinja file; empty: tokenizer_config.json's beside the
   // model, else ChatML).
   std::filesystem::path chatTemplate;
+  // Time every operation of the step graphs (MLContextOptions::profile; LanguageModel::profile()).
+  bool profile = false;
+};
+
+// The per-operation profiles of a model's step graphs (LanguageModelOptions::profile): the prefill
+// step (LanguageModelInfo::prefillChunk tokens) and the decode step (one token), over every
+// generator of the model so far.
+struct LanguageModelProfile {
+  MLGraphProfile prefill;
+  MLGraphProfile decode;
 };
 
 // One message of a conversation.
@@ -151,6 +162,9 @@ class LanguageModel {
                                 bool addGenerationPrompt = true) const;
   // The ids that end generation (EOS, end-of-turn).
   std::vector<int32_t> stopTokens() const;
+  // The step graphs' per-operation timings so far (available with LanguageModelOptions::profile
+  // on the cpu and reference backends; cppnn/profile.h).
+  LanguageModelProfile profile() const;
 
   const std::shared_ptr<detail::LanguageModelState>& state() const { return state_; }
 

@@ -17,5 +17,6 @@
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
 #include "cppnn/options.h"
+#include "cppnn/profile.h"
 #include "cppnn/support_limits.h"
 #include "cppnn/version.h"

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cppnn/graph_model.h"
+#include "cppnn/profile.h"
 #include "src/backends/backend_descriptor.h"
 
 namespace cppnn {
@@ -23,6 +24,9 @@ class CompiledGraph {
   // context's timeline held, never concurrently for one context.
   virtual void execute(std::span<const std::byte* const> inputs,
                        std::span<std::byte* const> outputs) = 0;
+  // The per-operation timings of the dispatches so far (MLContextOptions::profile); not
+  // available from backends that do not time operations one by one.
+  virtual MLGraphProfile profile() const { return {}; }
 };
 
 // One backend instance, owned by a context.

@@ -7,28 +7,11 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "src/core/utf8.h"
 #include "src/formats/text_number.h"
 
 namespace cppnn::formats {
 namespace {
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 int hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -148,7 +131,7 @@ void JsonPull::escape() {
       } else if (cp >= 0xDC00 && cp < 0xE000) {
         fail_at(at, "unpaired surrogate in \\u escape");
       }
-      append_utf8(buf_, cp);  // \u0000 is kept: a NUL byte
+      core::append_utf8(buf_, cp);  // \u0000 is kept: a NUL byte
       return;
     }
     default:

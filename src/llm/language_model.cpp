@@ -159,8 +159,8 @@ std::vector<int32_t> tokenize(const LanguageModelState& model, std::string_view 
 }  // namespace detail
 
 LanguageModel LanguageModel::load(const fs::path& path, const LanguageModelOptions& options) {
-  auto st = std::make_shared<LanguageModelState>(
-      MLContext::create({.backend = options.backend, .numThreads = options.numThreads}));
+  auto st = std::make_shared<LanguageModelState>(MLContext::create(
+      {.backend = options.backend, .numThreads = options.numThreads, .profile = options.profile}));
   const std::string ext = lower_extension(path);
   if (ext == ".gguf") {
     load_gguf(*st, path, options);
@@ -185,6 +185,12 @@ LanguageModel LanguageModel::load(const fs::path& path, const LanguageModelOptio
   st->info.contextLength = st->interface.capacity;
   st->info.prefillChunk = st->interface.chunk;
   return LanguageModel(std::move(st));
+}
+
+LanguageModelProfile LanguageModel::profile() const {
+  const LanguageModelState& m = *state_;
+  return {.prefill = m.prefill->profile_for(llm::step_inputs(m, *m.prefill, m.interface.chunk)),
+          .decode = m.decode->profile_for(llm::step_inputs(m, *m.decode, 1))};
 }
 
 const LanguageModelInfo& LanguageModel::info() const {

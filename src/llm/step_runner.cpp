@@ -31,6 +31,18 @@ MLOperandDescriptor input_at(const cppnn::detail::LanguageModelState& model, con
   return d;
 }
 
+}  // namespace
+
+std::map<std::string, MLOperandDescriptor> step_inputs(
+    const cppnn::detail::LanguageModelState& model, const MLGraph& graph, uint32_t tokens) {
+  std::map<std::string, MLOperandDescriptor> inputs;
+  for (const auto& [name, descriptor] : graph.inputs())
+    inputs.emplace(name, input_at(model, graph, name, tokens));
+  return inputs;
+}
+
+namespace {
+
 // `values` written into `tensor` as its data type (int32/int64/uint8/float32/float16).
 void write_numbers(MLContext& context, const MLTensor& tensor, std::span<const int64_t> values) {
   const D type = tensor.dataType();

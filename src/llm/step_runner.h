@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "src/llm/model_state.h"
@@ -23,6 +25,10 @@ void check_step_graph(const cppnn::detail::LanguageModelState& model, const MLGr
 // The cache tensors of a new conversation: one zero-filled tensor per interface.cache entry, of
 // its `past` input's descriptor.
 std::vector<MLTensor> make_cache(const cppnn::detail::LanguageModelState& model);
+
+// The input descriptors of `graph` at `tokens` tokens per step.
+std::map<std::string, MLOperandDescriptor> step_inputs(
+    const cppnn::detail::LanguageModelState& model, const MLGraph& graph, uint32_t tokens);
 
 // The tensors of `graph` at `tokens` tokens per step, bound with `cache`.
 std::unique_ptr<cppnn::detail::StepTensors> make_step_tensors(

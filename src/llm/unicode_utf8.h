@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "src/core/utf8.h"
+
 namespace cppnn::llm {
 
 // U+FFFD REPLACEMENT CHARACTER, in UTF-8.
@@ -26,7 +28,7 @@ struct Utf8Char {
 Utf8Char decode_utf8(std::string_view text, size_t pos);
 
 // Appends `cp` (at most U+10FFFF, not a surrogate) as UTF-8.
-void append_utf8(std::string& out, char32_t cp);
+using core::append_utf8;
 
 // True when `text` is well-formed UTF-8.
 bool is_valid_utf8(std::string_view text);

@@ -221,6 +221,29 @@ expect 0 "" -- "$tool" bench g.webnn --iterations 2
 expect 1 "not compiled in" -- "$tool" bench g.webnn --backend no-such-backend
 expect 2 "--iterations 0: expected an integer >= 1" -- "$tool" bench g.webnn --iterations 0
 expect 1 "'q'" -- "$tool" bench bad.webnn
+# --profile: every operation of the timed rounds, with its kernel; --trace: a Chrome trace.
+expect 0 "" -- "$tool" bench g.webnn --backend cpu --iterations 4 --profile --trace trace.json
+has "profile (cpu): 4 dispatches" out.txt
+has "fast      relu" out.txt
+has "per op:" out.txt
+python3 - <<'PY' || fail "trace.json is not a Chrome trace of 4 dispatches"
+import json
+t = json.load(open("trace.json"))
+events = t["traceEvents"]
+assert t["otherData"]["dispatches"] == 4, t["otherData"]
+assert len(events) % 4 == 0 and events, len(events)
+assert all(e["ph"] == "X" and e["dur"] >= 0 and e["cat"] in ("fast", "reference") for e in events)
+PY
+no_temporaries .
+expect 0 "" -- "$tool" bench g.webnn --backend reference --iterations 2 --profile --json
+has '"profile"' out.txt
+has '"kernel": "reference"' out.txt
+expect 1 "one backend" -- "$tool" bench g.webnn --backend cpu,reference --trace t2.json
+[[ ! -e t2.json ]] || fail "--trace with two backends wrote a file"
+if "$tool" ops --json | grep -q '"ort"'; then
+  expect 0 "" -- "$tool" bench g.webnn --backend ort --iterations 1 --profile
+  has "not available" out.txt
+fi
 
 # ---- wpt --report (with the shared corpus only) ----
 expect 0 "" -- "$tool" wpt --help

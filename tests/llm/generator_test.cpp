@@ -5,6 +5,7 @@
 // logits as the GGUF file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -84,6 +85,34 @@ TEST_P(GeneratorTest, GreedyDecodingFollowsTheForwardPassAndCompilesOncePerStepS
       g2.generate("The capital of France is", {.maxTokens = 12, .ignoreEos = true});
   EXPECT_EQ(r2.tokens, r.tokens);
   EXPECT_EQ(model.context().state()->compilations.load(), built + 1);
+}
+
+// LanguageModelOptions::profile: the prefill and decode steps' per-operation timings, kept apart
+// (two sizes of one dynamic graph), on the backends that time operations.
+TEST_P(GeneratorTest, ProfilesThePrefillAndDecodeSteps) {
+  LanguageModel model = load({.contextLength = 64, .prefillChunk = 8, .profile = true});
+  const bool times = GetParam() == "cpu" || GetParam() == "reference";
+  EXPECT_EQ(model.profile().decode.available, times);
+  Generator g(model);
+  const std::string prompt = "The capital of France is Paris, is it?";
+  const size_t chunks = (model.tokenize(prompt).size() + 7) / 8;
+  ASSERT_GE(chunks, 2u);
+  GenerationResult r = g.generate(prompt, {.maxTokens = 5, .ignoreEos = true});
+  ASSERT_EQ(r.tokens.size(), 5u);
+  const LanguageModelProfile p = model.profile();
+  if (!times) {
+    EXPECT_FALSE(p.prefill.available);
+    EXPECT_FALSE(p.decode.available);
+    return;
+  }
+  // The prompt in chunks of 8, then one decode step per generated token after the first.
+  EXPECT_EQ(p.prefill.dispatches, chunks);
+  EXPECT_EQ(p.decode.dispatches, 4u);
+  ASSERT_FALSE(p.decode.operations.empty());
+  for (const MLOperationProfile& o : p.decode.operations) EXPECT_EQ(o.runs, 4u) << o.name;
+  const bool has_gemm = std::any_of(p.decode.operations.begin(), p.decode.operations.end(),
+                                    [](const MLOperationProfile& o) { return o.op == "gemm"; });
+  EXPECT_TRUE(has_gemm);
 }
 
 TEST_P(GeneratorTest, StreamingStopStringsAndCancelling) {

@@ -6,53 +6,12 @@
 #include <string>
 
 #include "src/llm/jinja_template.h"
+#include "tests/llm/jinja_test_util.h"
 
 namespace cppnn::llm::jinja {
 namespace {
 
-// messages = [system, user "Hi", assistant "Hello!", user "What is 2+2?"], bos_token = "<s>",
-// add_generation_prompt = true, tools = none.
-Context test_context() {
-  const auto message = [](const char* role, const char* content) {
-    Dict dict;
-    dict.set(Value::string("role"), Value::string(role));
-    dict.set(Value::string("content"), Value::string(content));
-    return Value::dict(std::move(dict));
-  };
-  return {
-      {"messages", Value::list({message("system", "You are helpful."), message("user", "Hi"),
-                                message("assistant", "Hello!"), message("user", "What is 2+2?")})},
-      {"bos_token", Value::string("<s>")},
-      {"add_generation_prompt", Value::boolean(true)},
-      {"tools", Value::none()}};
-}
-
-Result<std::string> render(const std::string& source, const RenderOptions& options = {}) {
-  auto compiled = Template::parse(source);
-  if (!compiled.ok()) return compiled.error();
-  return compiled->render(test_context(), options);
-}
-
-std::string text_of(const std::string& source) {
-  auto text = render(source);
-  return text.ok() ? *text : "ERROR: " + text.error().message;
-}
-
-std::string error_of(const std::string& source) {
-  auto text = render(source);
-  return text.ok() ? "(rendered: " + *text + ")" : text.error().message;
-}
-
-struct Case {
-  const char* source;
-  const char* expected;
-};
-
-void expect_cases(const Case* cases, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    EXPECT_EQ(text_of(cases[i].source), cases[i].expected) << cases[i].source;
-  }
-}
+using namespace test_util;  // NOLINT: the shared helpers of jinja_test_util.h
 
 TEST(JinjaEvaluator, OutputOfValues) {
   const Case cases[] = {

@@ -41,6 +41,15 @@ tokens() { grep -o '"tokens":\[[0-9,]*\]' "$1"; }
   fail "the converted model generated $(tokens webnn.json), the GGUF file $(tokens gguf.json)"
 expect 0 "" -- "$tool" info smol.webnn
 has "dequantizeLinear" out.txt
+# The step graphs' profiles: the quantized gemms on the cpu backend's own kernel.
+if [[ "$1" == cpu ]]; then
+  expect 0 "profile (decode, cpu): 3 dispatches" -- "$tool" generate smol.webnn \
+    --prompt "The capital of France is" --max-tokens 4 --ignore-eos --profile --trace trace.json \
+    --backend cpu
+  has "profile (prefill, cpu): 1 dispatches" err.txt
+  has "fast      gemm" err.txt
+  [[ -s trace.json ]] || fail "generate --trace wrote no trace"
+fi
 
 # A truncated file: a clear error naming it, no crash.
 head -c 100000 "$model" > cut.gguf

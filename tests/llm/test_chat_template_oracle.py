@@ -33,23 +33,12 @@ TEMPLATES = HERE / "chat_templates"
 FIXED_NOW = 1721995200
 
 
-def _main():
-    args = sys.argv[1:]
-    if len(args) != 2 or args[0] != "--check":
-        sys.exit("usage: test_chat_template_oracle.py --check path/to/cppnn_chat_template_check")
-    venv_python = ROOT / ".venv-llm" / "bin" / "python"
-    probe = [str(venv_python), "-c", "import jinja2, pytest"]
-    if not venv_python.exists() or subprocess.run(probe, capture_output=True).returncode != 0:
-        print("chat template oracle: .venv-llm with jinja2/pytest is missing "
-              "(scripts/llm-env.sh); skipped")
-        sys.exit(77)
-    env = dict(os.environ, CPPNN_CHAT_TEMPLATE_CHECK=str(Path(args[1]).resolve()))
-    os.execve(str(venv_python), [str(venv_python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                 str(Path(__file__).resolve())], env)
-
-
 if __name__ == "__main__":
-    _main()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from llm_venv import rerun_under_pytest
+
+    rerun_under_pytest(__file__, "--check", "CPPNN_CHAT_TEMPLATE_CHECK", ["jinja2", "pytest"],
+                       "chat template oracle")
 
 import copy  # noqa: E402
 import datetime  # noqa: E402

@@ -26,23 +26,12 @@ ROOT = HERE.parent.parent
 DEFAULT_MODEL = ROOT / ".deps" / "llm" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-def _main():
-    args = sys.argv[1:]
-    if len(args) != 2 or args[0] != "--cppnn":
-        sys.exit("usage: test_gguf_dequant.py --cppnn path/to/cppnn")
-    venv_python = ROOT / ".venv-llm" / "bin" / "python"
-    probe = [str(venv_python), "-c", "import gguf, numpy, pytest"]
-    if not venv_python.exists() or subprocess.run(probe, capture_output=True).returncode != 0:
-        print("gguf oracle: .venv-llm with gguf/numpy/pytest is missing (scripts/llm-env.sh); "
-              "skipped")
-        sys.exit(77)
-    env = dict(os.environ, CPPNN_TOOL=str(Path(args[1]).resolve()))
-    os.execve(str(venv_python), [str(venv_python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                 str(Path(__file__).resolve())], env)
-
-
 if __name__ == "__main__":
-    _main()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from llm_venv import rerun_under_pytest
+
+    rerun_under_pytest(__file__, "--cppnn", "CPPNN_TOOL", ["gguf", "numpy", "pytest"],
+                       "gguf oracle")
 
 import gguf  # noqa: E402  (only under pytest, in the venv)
 import numpy as np  # noqa: E402

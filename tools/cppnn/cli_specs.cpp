@@ -50,9 +50,9 @@ std::vector<CommandSpec> make_specs() {
   specs.push_back(graph_command(
       "run", graph_source({val("backend"), rep("input"), val("inputs"), val("seed"),
                            val("output-dir"), val("iterations"), val("threads"), sw("json")})));
-  specs.push_back(
-      graph_command("bench", graph_source({rep("backend"), val("iterations"), val("warmup"),
-                                           val("threads"), sw("json")})));
+  specs.push_back(graph_command(
+      "bench", graph_source({rep("backend"), val("iterations"), val("warmup"), val("threads"),
+                             sw("profile"), val("profile-top"), val("trace"), sw("json")})));
   specs.push_back(graph_command("dot", graph_source({val("output", {"-o"}), val("svg")})));
   specs.push_back(flags_only("ops", {rep("backend"), sw("markdown"), sw("json")}));
   specs.push_back(flags_only("wpt", {val("suite"),
@@ -153,7 +153,10 @@ std::vector<CommandSpec> make_specs() {
                                             val("chat-template"),
                                             sw("json"),
                                             sw("show-prompt"),
-                                            val("logits")});
+                                            val("logits"),
+                                            sw("profile"),
+                                            val("profile-top"),
+                                            val("trace")});
     s.positional_name = "MODEL";
     s.min_positionals = s.max_positionals = 1;
     s.missing_message = "no model given";

@@ -8,11 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cppnn/llm.h"
+#include "src/backends/plan_profiler.h"
+#include "src/core/atomic_file.h"
 #include "src/core/input_file.h"
 #include "tools/cppnn/cli_args.h"
 #include "tools/cppnn/commands.h"
 #include "tools/cppnn/graph_cli.h"
 #include "tools/cppnn/npy.h"
+#include "tools/cppnn/profile_report.h"
 
 namespace cppnn::tool {
 namespace {
@@ -23,7 +26,7 @@ const char kHelp[] =
     "                      [--repeat-penalty R] [--repeat-window N] [--seed S] [--stop TEXT]...\n"
     "                      [--ignore-eos] [--backend B] [--threads N] [--context N] [--chunk P]\n"
     "                      [--tokenizer tokenizer.json] [--chat-template FILE] [--json]\n"
-    "                      [--show-prompt]\n\n"
+    "                      [--show-prompt] [--profile] [--profile-top N] [--trace FILE]\n\n"
     "Generates text with a language model: MODEL is a GGUF file (llama, qwen2), a graph\n"
     "converted by `cppnn convert-gguf` (MODEL.webnn with MODEL.llm.json beside it), or an\n"
     "optimum-style ONNX decoder export (input_ids, attention_mask, position_ids,\n"
@@ -47,6 +50,10 @@ const char kHelp[] =
     "--show-prompt prints the prompt as given to the model to stderr.\n"
     "--logits FILE.npy writes the logits of every prompt position (float32 [tokens,\n"
     "vocabulary]) before generating; with --max-tokens 0 nothing is generated.\n"
+    "--profile times every operation of the step graphs (cpu and reference backends) and\n"
+    "prints, at the end, the prefill and the decode step's operations most expensive first\n"
+    "(as `cppnn bench --profile`, the first --profile-top N, default 25) to stderr;\n"
+    "--trace FILE writes both as a Chrome trace (JSON) for Perfetto or chrome://tracing.\n"
     "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n";
 
 GenerationOptions generation_options(const ParsedArgs& p) {
@@ -104,6 +111,23 @@ nlohmann::json result_json(const LanguageModel& model, const GenerationResult& r
           {"generated_tokens_per_second", s.generatedTokensPerSecond()}};
 }
 
+// --profile and --trace: the step graphs' profiles to stderr, and as one Chrome trace.
+void report_profile(const LanguageModel& model, size_t top,
+                    const std::optional<std::string>& trace) {
+  const LanguageModelProfile profile = model.profile();
+  if (!profile.decode.available)
+    throw DataError("--profile: the " + model.info().backend +
+                    " backend does not time operations (use cpu or reference)");
+  std::fflush(stdout);
+  print_profile(stderr, "prefill, " + model.info().backend, profile.prefill, top);
+  print_profile(stderr, "decode, " + model.info().backend, profile.decode, top);
+  if (!trace) return;
+  MLGraphProfile both = profile.prefill;
+  merge_profile(both, profile.decode);
+  if (Status st = write_file_atomically(*trace, chrome_trace_json(both)); !st)
+    throw DataError("--trace: " + st.error().message);
+}
+
 int generate(const ParsedArgs& p) {
   LanguageModelOptions mo;
   if (auto v = p.value("backend")) mo.backend = *v;
@@ -115,6 +139,10 @@ int generate(const ParsedArgs& p) {
     mo.prefillChunk = static_cast<uint32_t>(parse_unsigned_flag("chunk", *v, 1, 4096));
   if (auto v = p.value("tokenizer")) mo.tokenizer = *v;
   if (auto v = p.value("chat-template")) mo.chatTemplate = *v;
+  const std::optional<std::string> trace = p.value("trace");
+  mo.profile = p.has("profile") || trace.has_value();
+  const size_t top =
+      p.value("profile-top") ? parse_unsigned_flag("profile-top", *p.value("profile-top"), 1) : 25;
   const GenerationOptions go = generation_options(p);
   std::optional<std::string> prompt = p.value("prompt");
   if (auto f = p.value("prompt-file")) {
@@ -185,6 +213,7 @@ int generate(const ParsedArgs& p) {
       turn(line);
     }
   }
+  if (mo.profile) report_profile(model, top, trace);
   return kExitOk;
 }
 

@@ -27,7 +27,7 @@ BackendDescriptor cpu_descriptor() {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const MLContextOptions& options)
-      : pool_(std::make_shared<cpu::ThreadPool>(options.numThreads)) {}
+      : pool_(std::make_shared<cpu::ThreadPool>(options.numThreads)), profile_(options.profile) {}
 
   const BackendDescriptor& descriptor() const override {
     static const BackendDescriptor d = cpu_descriptor();
@@ -40,11 +40,12 @@ class CpuBackend final : public Backend {
     if (quantized) graph = std::make_shared<const Graph>(std::move(rewritten));
     cpu::CompileContext cc{*graph, pool_};
     return make_reference_plan(
-        graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); });
+        graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); }, profile_);
   }
 
  private:
   std::shared_ptr<cpu::ThreadPool> pool_;
+  bool profile_;  // MLContextOptions::profile: time every operation
 };
 
 }  // namespace

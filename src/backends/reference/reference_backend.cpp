@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cppnn/errors.h"
+#include "src/backends/plan_profiler.h"
 #include "src/backends/reference/kernel.h"
 #include "src/passes/memory_plan.h"
 
@@ -32,8 +33,9 @@ constexpr size_t kAlignment = 64;  // of every intermediate buffer (a cache line
 // A compiled graph: kernels in topological order and the slot of every operand.
 class Plan final : public CompiledGraph {
  public:
-  Plan(std::shared_ptr<const Graph> graph, const KernelSubstitution& substitute)
+  Plan(std::shared_ptr<const Graph> graph, const KernelSubstitution& substitute, bool profile)
       : graph_(std::move(graph)) {
+    if (profile) profiler_ = std::make_unique<PlanProfiler>();
     const Graph& g = *graph_;
     slots_.assign(g.operands.size(), nullptr);
     // Constants point into their (immutable) bytes.
@@ -65,14 +67,20 @@ class Plan final : public CompiledGraph {
       if (plan.offsets[i] != passes::MemoryPlan::kNotPlanned)
         slots_[i] = arena_.get() + plan.offsets[i];
     KernelContext kc{g};
-    for (const Operation& op : g.operations) {
+    for (size_t index = 0; index < g.operations.size(); ++index) {
+      const Operation& op = g.operations[index];
       std::optional<SubstituteKernel> own;
       if (substitute) own = substitute(op);
+      const std::string name = op.label().empty()
+                                   ? std::string(op_name(op.type)) + "#" + std::to_string(index)
+                                   : op.label();
       if (own) {
         kernels_.push_back(std::move(own->run));
+        profile_entry(name, op.type, "fast");
         if (own->applies_activations) continue;
       } else {
         kernels_.push_back(compile_kernel(kc, op));
+        profile_entry(name, op.type, "reference");
       }
       // A fused activation (fusion pass) runs its own kernel on the output, in place.
       for (const FusedActivation& a : op.activations) {
@@ -82,6 +90,7 @@ class Plan final : public CompiledGraph {
         act.outputs = {op.outputs.at(0)};
         act.attrs = a.attrs;
         kernels_.push_back(compile_kernel(kc, act));
+        profile_entry(name, a.type, "reference");
       }
     }
   }
@@ -96,8 +105,16 @@ class Plan final : public CompiledGraph {
       for (const Copy& c : copies_) duplicate = duplicate || c.to == i;
       if (!duplicate) slots_[g.outputs[i].second.value] = outputs[i];
     }
-    for (const Kernel& k : kernels_) k(slots_);
+    if (profiler_) {
+      run_profiled();
+    } else {
+      for (const Kernel& k : kernels_) k(slots_);
+    }
     for (const Copy& c : copies_) std::memcpy(outputs[c.to], outputs[c.from], c.bytes);
+  }
+
+  MLGraphProfile profile() const override {
+    return profiler_ ? profiler_->snapshot() : MLGraphProfile{};
   }
 
  private:
@@ -110,37 +127,62 @@ class Plan final : public CompiledGraph {
   std::shared_ptr<const Graph> graph_;
   std::vector<std::byte*> slots_;
   std::unique_ptr<std::byte, FreeDeleter> arena_;
+  // Registers kernels_.back() with the profiler (when profiling).
+  void profile_entry(const std::string& name, OpType type, const char* kernel) {
+    if (profiler_) profiler_->add(name, std::string(op_name(type)), kernel);
+  }
+  // Runs the kernels, timing each (entry i is kernels_[i]).
+  void run_profiled() {
+    using Clock = PlanProfiler::Clock;
+    profiler_->start();
+    const Clock::time_point start = Clock::now();
+    Clock::time_point begin = start;
+    for (uint32_t i = 0; i < kernels_.size(); ++i) {
+      kernels_[i](slots_);
+      const Clock::time_point end = Clock::now();
+      profiler_->record(i, begin, end);
+      begin = end;
+    }
+    profiler_->finish(start, begin);
+  }
+
   std::vector<Kernel> kernels_;
   std::vector<Copy> copies_;
+  std::unique_ptr<PlanProfiler> profiler_;  // null unless MLContextOptions::profile
 };
 
 // Every op natively, for every data type the spec allows; no pass: the oracle runs the graph as
 // it was built.
 class ReferenceBackend final : public Backend {
  public:
+  explicit ReferenceBackend(bool profile) : profile_(profile) {}
   const BackendDescriptor& descriptor() const override {
     static const BackendDescriptor d = BackendDescriptor::with_all_ops("reference");
     return d;
   }
   std::unique_ptr<CompiledGraph> compile(std::shared_ptr<const Graph> graph) override {
-    return std::make_unique<Plan>(std::move(graph), KernelSubstitution{});
+    return std::make_unique<Plan>(std::move(graph), KernelSubstitution{}, profile_);
   }
+
+ private:
+  bool profile_;
 };
 
 }  // namespace
 }  // namespace ref
 
 std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph) {
-  return std::make_unique<ref::Plan>(std::move(graph), KernelSubstitution{});
+  return std::make_unique<ref::Plan>(std::move(graph), KernelSubstitution{}, false);
 }
 
 std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph,
-                                                   const KernelSubstitution& substitute) {
-  return std::make_unique<ref::Plan>(std::move(graph), substitute);
+                                                   const KernelSubstitution& substitute,
+                                                   bool profile) {
+  return std::make_unique<ref::Plan>(std::move(graph), substitute, profile);
 }
 
-std::unique_ptr<Backend> make_reference_backend(const MLContextOptions&) {
-  return std::make_unique<ref::ReferenceBackend>();
+std::unique_ptr<Backend> make_reference_backend(const MLContextOptions& options) {
+  return std::make_unique<ref::ReferenceBackend>(options.profile);
 }
 
 }  // namespace cppnn

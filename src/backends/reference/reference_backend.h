@@ -28,8 +28,10 @@ struct SubstituteKernel {
 // For each operation, a substitute kernel or nullopt (the reference kernel then runs it).
 using KernelSubstitution = std::function<std::optional<SubstituteKernel>(const Operation& op)>;
 // The reference plan with the operations `substitute` takes over running on the backend's own
-// kernels (the cpu backend), in the same slot table and arena.
+// kernels (the cpu backend), in the same slot table and arena; with `profile`, every kernel of
+// every dispatch is timed (MLContextOptions::profile, CompiledGraph::profile()).
 std::unique_ptr<CompiledGraph> make_reference_plan(std::shared_ptr<const Graph> graph,
-                                                   const KernelSubstitution& substitute);
+                                                   const KernelSubstitution& substitute,
+                                                   bool profile = false);
 
 }  // namespace cppnn
