@@ -1,9 +1,9 @@
 // The cpu backend's quantized GEMM (src/backends/cpu/quantized_weights.h, quantized_gemm.cpp):
 // gemm(a, reshape(dequantizeLinear(q, scale, 0) [+ offset]), bTranspose) with constant 4- and
 // 8-bit weights read in place, against the reference backend on the same graph: every storage
-// type, blocks of 16 and 32, with and without the offset, one row (decode) and several (prefill),
-// a bias with alpha and beta, a fused relu; the dequantization ops are gone from the plan (the
-// rewrite is checked directly); and graphs the rewrite must leave alone.
+// type, blocks of 16, 32 and 96, with and without the offset, one row (decode) and several
+// (prefill), a bias with alpha and beta, a fused relu; the dequantization ops are gone from the
+// plan (the rewrite is checked directly); and graphs the rewrite must leave alone.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -130,6 +130,10 @@ std::vector<Case> cases() {
   out.push_back({T::kUint4, 32, true, 1, true});
   out.push_back({T::kInt8, 24, false, 3, false});  // blocks that are no multiple of 16
   out.push_back({T::kUint4, 24, true, 1, false});
+  // Blocks of several 32-element groups (the 4-bit decode kernel's inner loop).
+  out.push_back({T::kInt4, 96, true, 1, false});
+  out.push_back({T::kUint4, 96, false, 1, true});
+  out.push_back({T::kUint8, 96, true, 1, false});
   return out;
 }
 

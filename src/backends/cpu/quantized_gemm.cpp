@@ -93,18 +93,17 @@ struct QuantizedGemmKernel {
   }
 
   void single_row(const float* a, const float* pc, float* y) const {
-    const size_t blocks = w.k / w.block;
-    std::vector<float> block_sums(blocks, 0.0f);  // the offsets' factor
-    if (w.offset)
-      for (size_t b = 0; b < blocks; ++b)
-        for (size_t i = 0; i < w.block; ++i) block_sums[b] += a[b * w.block + i];
+    // The calling thread's (grown, never shrunk); named through a reference so that the pool's
+    // threads read this one, not their own thread_local.
+    thread_local PreparedRow prepared;
+    PreparedRow& row = prepared;
+    w.prepare(a, row);
     const size_t tasks = (w.n + kColumnsPerTask - 1) / kColumnsPerTask;
     pool->parallel_for(tasks, [&](size_t t) {
-      thread_local std::vector<float> scratch;
-      scratch.resize(w.k);
-      const size_t last = std::min(w.n, (t + 1) * kColumnsPerTask);
-      for (size_t j = t * kColumnsPerTask; j < last; ++j) {
-        float v = alpha * w.dot(j, a, block_sums.data(), scratch.data());
+      const size_t first = t * kColumnsPerTask, last = std::min(w.n, first + kColumnsPerTask);
+      w.dot_rows(first, last - first, row, y + first);
+      for (size_t j = first; j < last; ++j) {
+        float v = alpha * y[j];
         if (pc) v += beta * pc[j * c_strides[1]];
         y[j] = v;
       }

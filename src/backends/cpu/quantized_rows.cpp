@@ -1,6 +1,7 @@
 #include "src/backends/cpu/quantized_rows.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "src/backends/cpu/cpu_features.h"
 
@@ -79,6 +80,16 @@ CPPNN_TARGET_AVX512 inline __m512 ints_16_avx512(T type, const uint8_t* q, size_
   return _mm512_cvtepi32_ps(ints);
 }
 
+// The sum of the 16 lanes. (GCC 12's reduce and extract intrinsics trip -Wuninitialized: the
+// lanes are summed from memory.)
+CPPNN_TARGET_AVX512 inline float lane_sum(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float sum = 0;
+  for (float x : lanes) sum += x;
+  return sum;
+}
+
 // dequantize() 16 elements at a time (blocks of a multiple of 16).
 CPPNN_TARGET_AVX512 void dequantize_avx512(const QuantizedMatrix& m, size_t row, size_t k0,
                                            size_t count, float* out) {
@@ -95,7 +106,7 @@ CPPNN_TARGET_AVX512 void dequantize_avx512(const QuantizedMatrix& m, size_t row,
   }
 }
 
-// dot() in registers (blocks of a multiple of 16).
+// One row's dot product in registers (blocks of a multiple of 16, any integer type).
 CPPNN_TARGET_AVX512 float dot_avx512(const QuantizedMatrix& m, size_t row, const float* a,
                                      const float* block_sums) {
   const size_t base = row * m.k, blocks = m.k / m.block;
@@ -118,13 +129,121 @@ CPPNN_TARGET_AVX512 float dot_avx512(const QuantizedMatrix& m, size_t row, const
     total1 = _mm512_fmadd_ps(in1, s, total1);
     if (m.offset) offsets += m.offset[row * blocks + b] * block_sums[b];
   }
-  // (GCC 12's reduce and extract intrinsics trip -Wuninitialized: the lanes are summed from
-  // memory.)
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, _mm512_add_ps(total0, total1));
+  return lane_sum(_mm512_add_ps(total0, total1)) + offsets;
+}
+
+// The scalar part of a row's dot product: offset[b] * block_sums[b] summed, and for signed 4-bit
+// values stored shifted by 8 (nibble ^ 8), -8 * scale[b] * block_sums[b].
+template <bool Shifted, bool Offset>
+float block_terms(const QuantizedMatrix& m, size_t row, const float* block_sums) {
+  const size_t blocks = m.k / m.block;
+  const float* scale = m.scale + row * blocks;
+  const float* offset = Offset ? m.offset + row * blocks : nullptr;
   float sum = 0;
-  for (float v : lanes) sum += v;
-  return sum + offsets;
+  for (size_t b = 0; b < blocks; ++b) {
+    float f = 0;
+    if constexpr (Shifted) f -= 8.0f * scale[b];
+    if constexpr (Offset) f += offset[b];
+    sum += f * block_sums[b];
+  }
+  return sum;
+}
+
+// Rows of a 4-bit W (blocks of a multiple of 32) against A in nibble order (PreparedRow), R rows
+// at a time: per 32 elements, 16 bytes give the low and the high nibbles as two vectors of 16
+// integers, each multiplied by its 16 elements of A. Signed values are read shifted by 8
+// (nibble ^ 8, unsigned) and the shift taken back through the block sums.
+template <int R, bool Signed, bool Offset>
+CPPNN_TARGET_AVX512 void dot_rows_nibbles(const QuantizedMatrix& m, size_t row0,
+                                          const PreparedRow& p, float* out) {
+  const size_t blocks = m.k / m.block, row_bytes = m.k / 2;
+  const __m128i low = _mm_set1_epi8(0x0F), flip = _mm_set1_epi8(static_cast<char>(0x88));
+  const float* a = p.nibble_order.data();
+  __m512 total[R];
+  for (int r = 0; r < R; ++r) total[r] = _mm512_setzero_ps();
+  for (size_t b = 0; b < blocks; ++b) {
+    __m512 lo_sum[R], hi_sum[R];
+    for (int r = 0; r < R; ++r) lo_sum[r] = hi_sum[r] = _mm512_setzero_ps();
+    for (size_t e = b * m.block; e < (b + 1) * m.block; e += 32) {
+      const __m512 a_lo = _mm512_loadu_ps(a + e), a_hi = _mm512_loadu_ps(a + e + 16);
+      for (int r = 0; r < R; ++r) {
+        __m128i bytes = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(m.q + (row0 + size_t(r)) * row_bytes + e / 2));
+        if constexpr (Signed) bytes = _mm_xor_si128(bytes, flip);
+        const __m128i lo = _mm_and_si128(bytes, low);
+        const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low);
+        lo_sum[r] = _mm512_fmadd_ps(a_lo, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(lo)), lo_sum[r]);
+        hi_sum[r] = _mm512_fmadd_ps(a_hi, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(hi)), hi_sum[r]);
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      total[r] =
+          _mm512_fmadd_ps(_mm512_add_ps(lo_sum[r], hi_sum[r]),
+                          _mm512_set1_ps(m.scale[(row0 + size_t(r)) * blocks + b]), total[r]);
+  }
+  for (int r = 0; r < R; ++r)
+    out[r] =
+        lane_sum(total[r]) +
+        ((Signed || Offset) ? block_terms<Signed, Offset>(m, row0 + size_t(r), p.block_sums.data())
+                            : 0.0f);
+}
+
+// Rows of an 8-bit W (blocks of a multiple of 16), R rows at a time.
+template <int R, bool Signed, bool Offset>
+CPPNN_TARGET_AVX512 void dot_rows_bytes(const QuantizedMatrix& m, size_t row0, const PreparedRow& p,
+                                        float* out) {
+  const size_t blocks = m.k / m.block;
+  const float* a = p.a;
+  __m512 total[R];
+  for (int r = 0; r < R; ++r) total[r] = _mm512_setzero_ps();
+  for (size_t b = 0; b < blocks; ++b) {
+    __m512 in[R];
+    for (int r = 0; r < R; ++r) in[r] = _mm512_setzero_ps();
+    for (size_t e = b * m.block; e < (b + 1) * m.block; e += 16) {
+      const __m512 av = _mm512_loadu_ps(a + e);
+      for (int r = 0; r < R; ++r) {
+        const __m128i bytes =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(m.q + (row0 + size_t(r)) * m.k + e));
+        const __m512i ints = Signed ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+        in[r] = _mm512_fmadd_ps(av, _mm512_cvtepi32_ps(ints), in[r]);
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      total[r] = _mm512_fmadd_ps(in[r], _mm512_set1_ps(m.scale[(row0 + size_t(r)) * blocks + b]),
+                                 total[r]);
+  }
+  for (int r = 0; r < R; ++r)
+    out[r] = lane_sum(total[r]) +
+             (Offset ? block_terms<false, Offset>(m, row0 + size_t(r), p.block_sums.data()) : 0.0f);
+}
+
+// R rows through the kernel of m's integer type.
+template <int R, bool Offset>
+CPPNN_TARGET_AVX512 void dot_rows_of_type(const QuantizedMatrix& m, size_t row0,
+                                          const PreparedRow& p, float* out) {
+  switch (m.type) {
+    case T::kInt4:
+      return dot_rows_nibbles<R, true, Offset>(m, row0, p, out);
+    case T::kUint4:
+      return dot_rows_nibbles<R, false, Offset>(m, row0, p, out);
+    case T::kInt8:
+      return dot_rows_bytes<R, true, Offset>(m, row0, p, out);
+    default:
+      return dot_rows_bytes<R, false, Offset>(m, row0, p, out);
+  }
+}
+
+// dot_rows() through the kernels above, two rows at a time; false when none applies.
+template <bool Offset>
+CPPNN_TARGET_AVX512 bool dot_rows_typed(const QuantizedMatrix& m, size_t row0, size_t rows,
+                                        const PreparedRow& p, float* out) {
+  const bool nibbles = (m.type == T::kInt4 || m.type == T::kUint4) && m.block % 32 == 0;
+  const bool bytes = (m.type == T::kInt8 || m.type == T::kUint8) && m.block % 16 == 0;
+  if (!nibbles && !bytes) return false;
+  size_t r = 0;
+  for (; r + 2 <= rows; r += 2) dot_rows_of_type<2, Offset>(m, row0 + r, p, out + r);
+  if (r < rows) dot_rows_of_type<1, Offset>(m, row0 + r, p, out + r);
+  return true;
 }
 #endif
 
@@ -145,14 +264,42 @@ void QuantizedMatrix::dequantize(size_t row, size_t k0, size_t count, float* out
   dequantize_plain(*this, row, k0, count, out);
 }
 
-float QuantizedMatrix::dot(size_t row, const float* a, const float* block_sums,
-                           float* scratch) const {
+void QuantizedMatrix::prepare(const float* a, PreparedRow& row) const {
+  row.a = a;
+  const size_t blocks = k / block;
+  row.block_sums.assign(blocks, 0.0f);
+  for (size_t b = 0; b < blocks; ++b)
+    for (size_t i = 0; i < block; ++i) row.block_sums[b] += a[b * block + i];
+  if ((type == T::kInt4 || type == T::kUint4) && block % 32 == 0) {
+    // Per 32 elements: byte j holds elements 2j (low nibble) and 2j + 1 (high nibble).
+    row.nibble_order.resize(k);
+    for (size_t g = 0; g < k; g += 32)
+      for (size_t j = 0; j < 16; ++j) {
+        row.nibble_order[g + j] = a[g + 2 * j];
+        row.nibble_order[g + 16 + j] = a[g + 2 * j + 1];
+      }
+  }
+}
+
+void QuantizedMatrix::dot_rows(size_t row0, size_t rows, const PreparedRow& a, float* out) const {
 #if CPPNN_CPU_X86
-  if (vector_blocks(*this)) return dot_avx512(*this, row, a, block_sums);
+  if (has_avx512()) {
+    if (offset ? dot_rows_typed<true>(*this, row0, rows, a, out)
+               : dot_rows_typed<false>(*this, row0, rows, a, out))
+      return;
+    if (block % 16 == 0) {
+      for (size_t r = 0; r < rows; ++r)
+        out[r] = dot_avx512(*this, row0 + r, a.a, a.block_sums.data());
+      return;
+    }
+  }
 #endif
-  (void)block_sums;
-  dequantize_plain(*this, row, 0, k, scratch);
-  return dot_plain(a, scratch, k);
+  thread_local std::vector<float> scratch;
+  scratch.resize(k);
+  for (size_t r = 0; r < rows; ++r) {
+    dequantize_plain(*this, row0 + r, 0, k, scratch.data());
+    out[r] = dot_plain(a.a, scratch.data(), k);
+  }
 }
 
 }  // namespace cppnn::cpu

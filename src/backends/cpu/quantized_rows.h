@@ -6,10 +6,22 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cppnn/data_type.h"
 
 namespace cppnn::cpu {
+
+// One row of A made ready for dot products with many rows of a QuantizedMatrix (a decode step):
+// A, its sums per block (the factor of the offsets, and of the 8 that signed 4-bit values are
+// shifted by), and for 4-bit weights with blocks of a multiple of 32, A reordered to the nibble
+// order of each 32-element group: the 16 elements held by the low nibbles, then the 16 held by
+// the high ones.
+struct PreparedRow {
+  const float* a = nullptr;
+  std::vector<float> block_sums;
+  std::vector<float> nibble_order;
+};
 
 // A constant quantized weight, read in place (the graph keeps the bytes alive).
 struct QuantizedMatrix {
@@ -22,11 +34,14 @@ struct QuantizedMatrix {
   // Elements [k0, k0 + count) of row `row` as float32 into `out`, each rounded as
   // dequantizeLinear rounds it.
   void dequantize(size_t row, size_t k0, size_t count, float* out) const;
-  // sum over i < K of a[i] * W[row][i], for one row of A (a decode step): in registers where the
-  // CPU has AVX-512, the products grouped by block (scale * (a . q) + offset * block_sums[b], with
-  // block_sums[b] the sum of a over block b), else through dequantize(); float32 sums in another
-  // order than the reference's double sum, as every GEMM of the cpu backend.
-  float dot(size_t row, const float* a, const float* block_sums, float* scratch) const;
+  // `a` (K elements) prepared for dot_rows().
+  void prepare(const float* a, PreparedRow& row) const;
+  // out[r] = sum over i < K of a[i] * W[row0 + r][i] for r < rows (a decode step): in registers
+  // where the CPU has AVX-512, two rows at a time, one kernel per integer type, the products
+  // grouped by block (scale * (a . q) + offset * block_sums[b]); else through dequantize().
+  // float32 sums in another order than the reference's double sum, as every GEMM of the cpu
+  // backend.
+  void dot_rows(size_t row0, size_t rows, const PreparedRow& a, float* out) const;
 };
 
 }  // namespace cppnn::cpu

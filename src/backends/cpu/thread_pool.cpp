@@ -2,51 +2,83 @@
 #include "src/backends/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace cppnn::cpu {
+namespace {
+
+// One step of a spin-wait: a pause hint where the CPU has one.
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until `ready()` or ThreadPool::kSpin has passed; returns ready().
+template <class F>
+bool spin_until(F ready) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point until = Clock::now() + ThreadPool::kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      relax();
+    }
+    if (Clock::now() >= until) return ready();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
-// Takes tasks until none is left (mutex_ not held).
+// Takes tasks until none is left.
 void ThreadPool::run_tasks() {
   for (;;) {
-    size_t i;
-    {
-      std::lock_guard lock(mutex_);
-      if (next_ >= count_) return;
-      i = next_++;
-    }
+    const size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= count_) return;
     (*fn_)(i);
   }
 }
 
-void ThreadPool::work(unsigned) {
-  unsigned seen = 0;
+void ThreadPool::work() {
+  uint64_t seen = 0;
   for (;;) {
-    {
+    auto started = [&] {
+      return stop_.load(std::memory_order_relaxed) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(started)) {
       std::unique_lock lock(mutex_);
-      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      sleeping_workers_.fetch_add(1);
+      start_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+      sleeping_workers_.fetch_sub(1);
     }
+    if (stop_.load()) return;
+    seen = generation_.load(std::memory_order_acquire);
     run_tasks();
-    {
+    if (busy_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
       std::lock_guard lock(mutex_);
-      --busy_;
+      done_.notify_one();
     }
-    done_.notify_one();
   }
 }
 
@@ -56,18 +88,22 @@ void ThreadPool::parallel_for(size_t count, const std::function<void(size_t)>& f
     for (size_t i = 0; i < count; ++i) fn(i);
     return;
   }
-  {
+  fn_ = &fn;
+  count_ = count;
+  next_.store(0, std::memory_order_relaxed);
+  busy_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1);  // publishes the above
+  if (sleeping_workers_.load() > 0) {
     std::lock_guard lock(mutex_);
-    fn_ = &fn;
-    count_ = count;
-    next_ = 0;
-    busy_ = static_cast<unsigned>(workers_.size());
-    ++generation_;
+    start_.notify_all();
   }
-  start_.notify_all();
   run_tasks();
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return busy_ == 0; });
+  if (!spin_until([&] { return busy_.load(std::memory_order_acquire) == 0; })) {
+    std::unique_lock lock(mutex_);
+    caller_sleeping_.store(true);
+    done_.wait(lock, [&] { return busy_.load() == 0; });
+    caller_sleeping_.store(false);
+  }
   fn_ = nullptr;
 }
 
