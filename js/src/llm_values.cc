@@ -58,6 +58,29 @@ uint64_t seed_value(Napi::Value value, std::string_view what) {
   return enforce_range_unsigned(value, kMaxSafeInteger, what);
 }
 
+// Reads the members of an options dictionary (`what` names it in messages).
+class OptionsReader {
+ public:
+  OptionsReader(Napi::Value value, std::string_view what)
+      : d_(dictionary(value, what)), what_(what) {}
+  // The member, or nullopt when it is absent or undefined.
+  std::optional<Napi::Value> present(const char* member) const {
+    Napi::Value v = member_of(d_, member);
+    if (v.IsEmpty() || v.IsUndefined()) return std::nullopt;
+    return v;
+  }
+  // An unsigned long member (WebIDL [EnforceRange]) into `field` when present.
+  void count(const char* member, uint32_t& field) const {
+    if (auto v = present(member))
+      field =
+          static_cast<uint32_t>(enforce_range_unsigned(*v, kMaxUint32, member_name(what_, member)));
+  }
+
+ private:
+  std::optional<Napi::Object> d_;
+  std::string_view what_;
+};
+
 }  // namespace
 
 uint64_t enforce_range_unsigned(Napi::Value value, uint64_t max, std::string_view what) {
@@ -76,24 +99,15 @@ std::string required_string(const Napi::CallbackInfo& info, size_t index, std::s
 }
 
 bool boolean_member(Napi::Value options, const char* member, bool fallback, std::string_view what) {
-  const Napi::Value v = member_of(dictionary(options, what), member);
-  if (v.IsEmpty() || v.IsUndefined()) return fallback;
-  return v.ToBoolean().Value();
+  const std::optional<Napi::Value> v = OptionsReader(options, what).present(member);
+  return v ? v->ToBoolean().Value() : fallback;
 }
 
 LanguageModelOptions to_language_model_options(Napi::Value value, std::string_view what) {
   LanguageModelOptions out;
-  const std::optional<Napi::Object> d = dictionary(value, what);
-  auto present = [&](const char* member) -> std::optional<Napi::Value> {
-    Napi::Value v = member_of(d, member);
-    if (v.IsEmpty() || v.IsUndefined()) return std::nullopt;
-    return v;
-  };
-  auto count = [&](const char* member, uint32_t& field) {
-    if (auto v = present(member))
-      field =
-          static_cast<uint32_t>(enforce_range_unsigned(*v, kMaxUint32, member_name(what, member)));
-  };
+  const OptionsReader options(value, what);
+  auto present = [&](const char* member) { return options.present(member); };
+  auto count = [&](const char* member, uint32_t& field) { options.count(member, field); };
   if (auto v = present("backend")) out.backend = string_value(*v);
   count("contextLength", out.contextLength);
   count("numThreads", out.numThreads);
@@ -105,17 +119,9 @@ LanguageModelOptions to_language_model_options(Napi::Value value, std::string_vi
 
 GenerationOptions to_generation_options(Napi::Value value, std::string_view what) {
   GenerationOptions out;
-  const std::optional<Napi::Object> d = dictionary(value, what);
-  auto present = [&](const char* member) -> std::optional<Napi::Value> {
-    Napi::Value v = member_of(d, member);
-    if (v.IsEmpty() || v.IsUndefined()) return std::nullopt;
-    return v;
-  };
-  auto count = [&](const char* member, uint32_t& field) {
-    if (auto v = present(member))
-      field =
-          static_cast<uint32_t>(enforce_range_unsigned(*v, kMaxUint32, member_name(what, member)));
-  };
+  const OptionsReader options(value, what);
+  auto present = [&](const char* member) { return options.present(member); };
+  auto count = [&](const char* member, uint32_t& field) { options.count(member, field); };
   // Members in lexicographic order, as WebIDL reads a dictionary.
   if (auto v = present("ignoreEos")) out.ignoreEos = v->ToBoolean().Value();
   count("maxTokens", out.maxTokens);
