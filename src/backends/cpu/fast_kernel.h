@@ -52,13 +52,26 @@ std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Op
 // quantized_gemm.cpp; every such gemm compiles (an OperationError otherwise)
 std::optional<FastKernel> compile_fast_quantized_gemm(const CompileContext& cc,
                                                       const Operation& op);
-// gather with constant indices, gather.cpp
+// gather with constant or runtime indices, gather.cpp
 std::optional<FastKernel> compile_fast_gather(const CompileContext& cc, const Operation& op);
-// softmax (the reference's double computation, rows over the pool), softmax.cpp
+// softmax (float32 vector code along the last axis, the reference's double computation along
+// another), softmax.cpp
 std::optional<FastKernel> compile_fast_softmax(const CompileContext& cc, const Operation& op);
 // add, sub, mul, div, max, min (broadcasting), elementwise_binary.cpp
 std::optional<FastKernel> compile_fast_binary(const CompileContext& cc, const Operation& op);
 // exact float32 unary maps (relu, clamp, hardSwish, ...), elementwise_unary.cpp
 std::optional<FastKernel> compile_fast_unary(const CompileContext& cc, const Operation& op);
+
+// exp, sigmoid, tanh, erf, gelu (float32 vector math), abs, neg, floor, ceil, reciprocal,
+// elementwise_math.cpp
+std::optional<FastKernel> compile_fast_math(const CompileContext& cc, const Operation& op);
+// layerNormalization over trailing axes, normalization.cpp
+std::optional<FastKernel> compile_fast_layer_normalization(const CompileContext& cc,
+                                                           const Operation& op);
+// reduceL1, reduceL2, reduceMean, reduceSum, reduceSumSquare over adjacent axes, reduction.cpp
+std::optional<FastKernel> compile_fast_reduction(const CompileContext& cc, const Operation& op);
+// concat, expand, reshape, reverse, slice, split, tile, transpose (strided copies over the pool),
+// data_movement.cpp
+std::optional<FastKernel> compile_fast_copy(const CompileContext& cc, const Operation& op);
 
 }  // namespace cppnn::cpu

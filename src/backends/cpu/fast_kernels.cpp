@@ -39,6 +39,34 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
     case kHardSigmoid:
     case kLinear:
       return compile_fast_unary(cc, op);
+    case kExp:
+    case kSigmoid:
+    case kTanh:
+    case kErf:
+    case kGelu:
+    case kAbs:
+    case kNeg:
+    case kFloor:
+    case kCeil:
+    case kReciprocal:
+      return compile_fast_math(cc, op);
+    case kLayerNormalization:
+      return compile_fast_layer_normalization(cc, op);
+    case kReduceL1:
+    case kReduceL2:
+    case kReduceMean:
+    case kReduceSum:
+    case kReduceSumSquare:
+      return compile_fast_reduction(cc, op);
+    case kConcat:
+    case kExpand:
+    case kReshape:
+    case kReverse:
+    case kSlice:
+    case kSplit:
+    case kTile:
+    case kTranspose:
+      return compile_fast_copy(cc, op);
     default:
       return std::nullopt;
   }

@@ -3,7 +3,9 @@
 // right one read block by block in place. matmul broadcasts its batch dimensions; gemm's C is
 // broadcast to [M, N] and scaled by β into the output first, α scales the packed A, and the
 // product is added on top. Fused activations run in the GEMM's epilogue.
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "cppnn/number.h"
 #include "src/backends/cpu/cpu_features.h"
@@ -24,19 +26,24 @@ const float* floats(std::span<std::byte* const> slots, OperandId id) {
 // attention against the cache).
 constexpr size_t kStreamingRows = 4;
 
-// y[m, n] = a[m, k] * b[k, n] streaming b's rows once (float32 products and sums, k in order).
+// Columns [j0, j1) of y[m, n] = a[m, k] * b[k, n], streaming those columns of b's rows once
+// (float32 products and sums, k in order).
 CPPNN_CPU_CLONES void streaming_matmul(const float* a, const float* b, float* y, size_t m, size_t k,
-                                       size_t n) {
-  for (size_t i = 0; i < m * n; ++i) y[i] = 0.0f;
+                                       size_t n, size_t j0, size_t j1) {
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = j0; j < j1; ++j) y[i * n + j] = 0.0f;
   for (size_t kk = 0; kk < k; ++kk) {
     const float* row = b + kk * n;
     for (size_t i = 0; i < m; ++i) {
       const float av = a[i * k + kk];
       float* yr = y + i * n;
-      for (size_t j = 0; j < n; ++j) yr[j] += av * row[j];
+      for (size_t j = j0; j < j1; ++j) yr[j] += av * row[j];
     }
   }
 }
+
+// Columns per task of the streaming product at least.
+constexpr size_t kStreamingColumns = 64;
 
 // A per-call packed copy of a runtime left operand (per thread; grown, never shrunk).
 PackedA& scratch_a() {
@@ -59,11 +66,32 @@ struct MatmulKernel {
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
     if (m <= kStreamingRows && !constant_a) {
-      ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
-        streaming_matmul(pa + o[0], pb + o[1], py + o[2], m, k, n);
-        if (epilogue)
-          for (size_t i = 0; i < m; ++i) epilogue->apply(py + o[2] + i * n, n);
-      });
+      // Tasks of (batch, column chunk) over the pool.
+      thread_local std::vector<std::array<int64_t, 3>> batches;
+      batches.clear();
+      ref::for_each_offset(out_batch, batch_strides,
+                           [&](const std::array<int64_t, 3>& o) { batches.push_back(o); });
+      const std::vector<std::array<int64_t, 3>>& offsets = batches;
+      // Column chunks only as far as the batches leave threads idle (chunks read b's rows in
+      // shorter runs).
+      const size_t wanted = (size_t{pool->size()} * 2 + offsets.size() - 1) / offsets.size();
+      const size_t chunks =
+          pool->size() == 1
+              ? 1
+              : std::clamp<size_t>(wanted, 1, std::max<size_t>(n / kStreamingColumns, 1));
+      const size_t task_work = std::max<size_t>(m * k * (n / chunks), 1);  // products per task
+      pool->parallel_ranges(offsets.size() * chunks, std::max<size_t>(32768 / task_work, 1),
+                            [&](size_t t0, size_t t1) {
+                              for (size_t t = t0; t < t1; ++t) {
+                                const std::array<int64_t, 3>& o = offsets[t / chunks];
+                                const size_t c = t % chunks, j0 = n * c / chunks,
+                                             j1 = n * (c + 1) / chunks;
+                                streaming_matmul(pa + o[0], pb + o[1], py + o[2], m, k, n, j0, j1);
+                                if (epilogue)
+                                  for (size_t i = 0; i < m; ++i)
+                                    epilogue->apply(py + o[2] + i * n + j0, j1 - j0);
+                              }
+                            });
       return;
     }
     ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {

@@ -1,13 +1,16 @@
-// softmax on the cpu backend (webnn-spec.md §2 row 88), float32: the reference's computation
-// (max, then exp(x − max) in double, their double sum, each quotient rounded once), so the result
-// is bit-identical, with each exponential computed once instead of twice and the rows split over
-// the pool.
+// softmax on the cpu backend (webnn-spec.md §2 row 88), float32, rows split over the pool. Along
+// the last axis (contiguous rows: attention scores, classifier heads) in float32 vector code
+// (row_math.h: within 4 ULP, WPT allows 21); along another axis the reference's computation (max,
+// then exp(x − max) in double, their double sum, each quotient rounded once), bit-identical, with
+// each exponential computed once instead of twice.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/row_math.h"
 
 namespace cppnn::cpu {
 namespace {
@@ -35,6 +38,14 @@ struct SoftmaxKernel {
   void operator()(std::span<std::byte* const> slots) const {
     const float* x = reinterpret_cast<const float*>(slots[input.value]);
     float* y = reinterpret_cast<float*>(slots[output.value]);
+    if (inner == 1) {
+      pool->parallel_ranges(outer, std::max<size_t>(4096 / std::max<size_t>(len, 1), 1),
+                            [&](size_t begin, size_t end) {
+                              for (size_t r = begin; r < end; ++r)
+                                rows::softmax(x + r * len, y + r * len, len);
+                            });
+      return;
+    }
     const size_t rows = outer * inner;
     const size_t tasks = std::min<size_t>(rows, pool->size() * 4);
     pool->parallel_for(tasks, [&](size_t t) {

@@ -82,6 +82,14 @@ void ThreadPool::work() {
   }
 }
 
+void ThreadPool::parallel_ranges(size_t n, size_t grain,
+                                 const std::function<void(size_t, size_t)>& fn) {
+  if (n == 0) return;
+  const size_t tasks = std::min<size_t>(size_t{size()} * 4, n / std::max<size_t>(grain, 1));
+  if (tasks <= 1) return fn(0, n);
+  parallel_for(tasks, [&](size_t t) { fn(n * t / tasks, n * (t + 1) / tasks); });
+}
+
 void ThreadPool::parallel_for(size_t count, const std::function<void(size_t)>& fn) {
   if (count == 0) return;
   if (workers_.empty() || count == 1) {

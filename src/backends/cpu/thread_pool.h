@@ -31,6 +31,10 @@ class ThreadPool {
   // must be independent. Not reentrant, and one caller at a time: a task must not call
   // parallel_for on the same pool (the context's timeline serialises dispatches).
   void parallel_for(size_t count, const std::function<void(size_t)>& fn);
+  // Runs fn(begin, end) over consecutive ranges covering [0, n): one range (on the caller) when n
+  // is below 2·grain or the pool has one thread, else up to 4 ranges per thread of at least
+  // `grain` items each.
+  void parallel_ranges(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn);
 
   // How long a worker spins for the next parallel_for (and the caller for the last worker)
   // before sleeping.

@@ -14,6 +14,7 @@
 
 #include "cppnn/errors.h"
 #include "src/backends/reference/kernel.h"
+#include "src/backends/reference/strided_copy.h"
 #include "src/backends/reference/strides.h"
 
 namespace cppnn::ref {
@@ -25,35 +26,6 @@ size_t element_size(MLOperandDataType type) {
   if (bits % 8 != 0)
     throw OperationError("reference backend: 4-bit data is only accepted by dequantizeLinear");
   return bits / 8;
-}
-
-// Copies n elements of E bytes from `in` to `out`, stepping by the given byte strides.
-template <size_t E>
-void copy_elements(const std::byte* in, std::byte* out, uint32_t n, int64_t in_step,
-                   int64_t out_step) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * out_step, in + i * in_step, E);
-}
-
-// Copies n elements of `esize` bytes with byte strides; one memcpy when both runs are dense.
-void copy_run(const std::byte* in, std::byte* out, size_t esize, uint32_t n, int64_t in_step,
-              int64_t out_step) {
-  const auto e = static_cast<int64_t>(esize);
-  if (in_step == e && out_step == e) {
-    std::memcpy(out, in, esize * n);
-    return;
-  }
-  switch (esize) {
-    case 1:
-      return copy_elements<1>(in, out, n, in_step, out_step);
-    case 2:
-      return copy_elements<2>(in, out, n, in_step, out_step);
-    case 4:
-      return copy_elements<4>(in, out, n, in_step, out_step);
-    case 8:
-      return copy_elements<8>(in, out, n, in_step, out_step);
-    default:
-      for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * out_step, in + i * in_step, esize);
-  }
 }
 
 // Writes `count` copies of the `esize`-byte element at `value` to `out`, doubling the filled
@@ -69,70 +41,11 @@ void fill_elements(std::byte* out, const std::byte* value, size_t esize, size_t 
   }
 }
 
-// A strided copy: for every index i of a shape, out[out_base + i·out_strides] =
-// in[in_base + i·in_strides] (element offsets; strides may be 0 to broadcast or negative to
-// reverse). Built once: dimensions of size 1 are dropped and adjacent dimensions that are
-// contiguous in both operands are merged, so the innermost run is as long as possible.
-class StridedCopy {
- public:
-  StridedCopy(size_t esize, const Dims& shape, const Strides& in_strides,
-              const Strides& out_strides, int64_t in_base, int64_t out_base)
-      : esize_(esize),
-        in_base_(in_base * static_cast<int64_t>(esize)),
-        out_base_(out_base * static_cast<int64_t>(esize)) {
-    const auto e = static_cast<int64_t>(esize);
-    // Coalesce from the innermost dimension outwards (listed innermost first; a merged run stays
-    // within 32 bits).
-    Dims dims;
-    Strides ins, outs;
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (shape[d] == 1) continue;
-      if (!dims.empty() && in_strides[d] == ins.back() * dims.back() &&
-          out_strides[d] == outs.back() * dims.back() &&
-          uint64_t{dims.back()} * shape[d] <= std::numeric_limits<uint32_t>::max()) {
-        dims.back() *= shape[d];
-        continue;
-      }
-      dims.push_back(shape[d]);
-      ins.push_back(in_strides[d]);
-      outs.push_back(out_strides[d]);
-    }
-    if (dims.empty()) {  // a single element
-      dims.push_back(1);
-      ins.push_back(1);
-      outs.push_back(1);
-    }
-    inner_count_ = dims.front();
-    inner_in_ = ins.front() * e;
-    inner_out_ = outs.front() * e;
-    for (size_t k = dims.size(); k-- > 1;) {
-      outer_shape_.push_back(dims[k]);
-      outer_strides_[0].push_back(ins[k] * e);
-      outer_strides_[1].push_back(outs[k] * e);
-    }
-  }
-
-  void run(const std::byte* in, std::byte* out) const {
-    in += in_base_;
-    out += out_base_;
-    for_each_offset(outer_shape_, outer_strides_, [&](const std::array<int64_t, 2>& o) {
-      copy_run(in + o[0], out + o[1], esize_, inner_count_, inner_in_, inner_out_);
-    });
-  }
-
- private:
-  size_t esize_;
-  int64_t in_base_, out_base_;  // bytes
-  Dims outer_shape_;
-  std::array<Strides, 2> outer_strides_;  // bytes
-  uint32_t inner_count_ = 1;
-  int64_t inner_in_ = 0, inner_out_ = 0;  // bytes
-};
-
-// A kernel copying input `in` to output `out` through one strided copy.
-Kernel copy_kernel(OperandId in, OperandId out, StridedCopy copy) {
-  return [in, out, copy = std::move(copy)](std::span<std::byte* const> slots) {
-    copy.run(slots[in.value], slots[out.value]);
+// A kernel running the strided copies of `op` (strided_copy.h) one after the other.
+Kernel parts_kernel(const KernelContext& kc, const Operation& op) {
+  std::vector<CopyPart> parts = *copy_parts(kc.graph, op);
+  return [parts = std::move(parts)](std::span<std::byte* const> slots) {
+    for (const CopyPart& p : parts) p.copy.run(slots[p.from.value], slots[p.to.value]);
   };
 }
 
@@ -150,45 +63,14 @@ void select_elements(const Dims& shape, const std::array<Strides, 4>& strides, c
 
 // concat (row 6): each input is copied into its slab of the output along `axis`.
 Kernel compile_concat(const KernelContext& kc, const Operation& op,
-                      const AttrsOf<OpType::kConcat>& attrs) {
-  const uint32_t axis = attrs.params.axis;
-  const MLOperandDescriptor& out_desc = kc.desc(op.outputs[0]);
-  const size_t esize = element_size(out_desc.dataType);
-  const Strides out_strides = contiguous_strides(out_desc.shape);
-  std::vector<std::pair<OperandId, StridedCopy>> parts;
-  int64_t offset = 0;
-  for (OperandId id : op.inputs) {
-    const Dims& shape = kc.desc(id).shape;
-    parts.emplace_back(id, StridedCopy(esize, shape, contiguous_strides(shape), out_strides, 0,
-                                       offset * out_strides[axis]));
-    offset += shape[axis];
-  }
-  const OperandId out = op.outputs[0];
-  return [parts = std::move(parts), out](std::span<std::byte* const> slots) {
-    for (const auto& [id, copy] : parts) copy.run(slots[id.value], slots[out.value]);
-  };
+                      const AttrsOf<OpType::kConcat>&) {
+  return parts_kernel(kc, op);
 }
 
 // split (row 90): each output is copied from its slab of the input along options.axis (the output
 // sizes are the inferred descriptors, so a count and a list of sizes are handled alike).
-Kernel compile_split(const KernelContext& kc, const Operation& op,
-                     const AttrsOf<OpType::kSplit>& attrs) {
-  const uint32_t axis = attrs.options.axis;
-  const OperandId in = op.inputs[0];
-  const MLOperandDescriptor& in_desc = kc.desc(in);
-  const size_t esize = element_size(in_desc.dataType);
-  const Strides in_strides = contiguous_strides(in_desc.shape);
-  std::vector<std::pair<OperandId, StridedCopy>> parts;
-  int64_t offset = 0;
-  for (OperandId id : op.outputs) {
-    const Dims& shape = kc.desc(id).shape;
-    parts.emplace_back(id, StridedCopy(esize, shape, in_strides, contiguous_strides(shape),
-                                       offset * in_strides[axis], 0));
-    offset += shape[axis];
-  }
-  return [parts = std::move(parts), in](std::span<std::byte* const> slots) {
-    for (const auto& [id, copy] : parts) copy.run(slots[in.value], slots[id.value]);
-  };
+Kernel compile_split(const KernelContext& kc, const Operation& op, const AttrsOf<OpType::kSplit>&) {
+  return parts_kernel(kc, op);
 }
 
 // reshape (row 81): the same bytes in row-major order under the new shape.
@@ -204,12 +86,7 @@ Kernel compile_reshape(const KernelContext& kc, const Operation& op,
 // expand (row 47): unidirectional broadcast; broadcast dimensions read with stride 0.
 Kernel compile_expand(const KernelContext& kc, const Operation& op,
                       const AttrsOf<OpType::kExpand>&) {
-  const OperandId in = op.inputs[0], out = op.outputs[0];
-  const MLOperandDescriptor& out_desc = kc.desc(out);
-  return copy_kernel(in, out,
-                     StridedCopy(element_size(out_desc.dataType), out_desc.shape,
-                                 broadcast_strides(kc.desc(in).shape, out_desc.shape),
-                                 contiguous_strides(out_desc.shape), 0, 0));
+  return parts_kernel(kc, op);
 }
 
 // pad (row 64): the input is copied into the interior of the output. "constant" fills the border
@@ -292,61 +169,20 @@ Kernel compile_pad(const KernelContext& kc, const Operation& op,
 }
 
 // slice (row 86): out[i] = in[starts + i·strides] per dimension (strides default to all 1).
-Kernel compile_slice(const KernelContext& kc, const Operation& op,
-                     const AttrsOf<OpType::kSlice>& attrs) {
-  const OperandId in = op.inputs[0], out = op.outputs[0];
-  const MLOperandDescriptor& in_desc = kc.desc(in);
-  const Dims& out_shape = kc.desc(out).shape;
-  const size_t rank = in_desc.shape.size();
-  const Dims& starts = attrs.params.first;
-  const Dims steps = attrs.options.strides.value_or(Dims(rank, 1));
-  const Strides in_strides = contiguous_strides(in_desc.shape);
-  Strides read(rank);
-  int64_t base = 0;
-  for (size_t d = 0; d < rank; ++d) {
-    base += int64_t{starts[d]} * in_strides[d];
-    read[d] = int64_t{steps[d]} * in_strides[d];
-  }
-  return copy_kernel(in, out,
-                     StridedCopy(element_size(in_desc.dataType), out_shape, read,
-                                 contiguous_strides(out_shape), base, 0));
+Kernel compile_slice(const KernelContext& kc, const Operation& op, const AttrsOf<OpType::kSlice>&) {
+  return parts_kernel(kc, op);
 }
 
 // tile (row 92): out[r·in[d] + j] = in[j] per dimension. Each output dimension is read as the
 // pair (repetition, index) of sizes (rep[d], in[d]) with input strides (0, stride[d]).
-Kernel compile_tile(const KernelContext& kc, const Operation& op,
-                    const AttrsOf<OpType::kTile>& attrs) {
-  const OperandId in = op.inputs[0], out = op.outputs[0];
-  const MLOperandDescriptor& in_desc = kc.desc(in);
-  const Dims& reps = attrs.params.shape;
-  const Strides in_strides = contiguous_strides(in_desc.shape);
-  Dims shape;
-  Strides read;
-  for (size_t d = 0; d < in_desc.shape.size(); ++d) {
-    shape.insert(shape.end(), {reps[d], in_desc.shape[d]});
-    read.insert(read.end(), {0, in_strides[d]});
-  }
-  return copy_kernel(
-      in, out,
-      StridedCopy(element_size(in_desc.dataType), shape, read, contiguous_strides(shape), 0, 0));
+Kernel compile_tile(const KernelContext& kc, const Operation& op, const AttrsOf<OpType::kTile>&) {
+  return parts_kernel(kc, op);
 }
 
 // transpose (row 93): out[i] = in[permutation[i]] per dimension (default: reversed dimensions).
 Kernel compile_transpose(const KernelContext& kc, const Operation& op,
-                         const AttrsOf<OpType::kTranspose>& attrs) {
-  const OperandId in = op.inputs[0], out = op.outputs[0];
-  const MLOperandDescriptor& in_desc = kc.desc(in);
-  const size_t rank = in_desc.shape.size();
-  Dims perm(rank);
-  for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<uint32_t>(rank - 1 - i);
-  if (attrs.options.permutation) perm = *attrs.options.permutation;
-  const Strides in_strides = contiguous_strides(in_desc.shape);
-  const Dims& out_shape = kc.desc(out).shape;
-  Strides read(rank);
-  for (size_t i = 0; i < rank; ++i) read[i] = in_strides[perm[i]];
-  return copy_kernel(in, out,
-                     StridedCopy(element_size(in_desc.dataType), out_shape, read,
-                                 contiguous_strides(out_shape), 0, 0));
+                         const AttrsOf<OpType::kTranspose>&) {
+  return parts_kernel(kc, op);
 }
 
 // triangular (row 94): over the last two dimensions, element (i, j) is kept when
@@ -388,22 +224,8 @@ Kernel compile_triangular(const KernelContext& kc, const Operation& op,
 
 // reverse (row 82): the listed axes (absent: all; []: none) are read backwards.
 Kernel compile_reverse(const KernelContext& kc, const Operation& op,
-                       const AttrsOf<OpType::kReverse>& attrs) {
-  const OperandId in = op.inputs[0], out = op.outputs[0];
-  const MLOperandDescriptor& desc = kc.desc(in);
-  const size_t rank = desc.shape.size();
-  Dims axes(rank);
-  std::iota(axes.begin(), axes.end(), 0u);
-  if (attrs.options.axes) axes = *attrs.options.axes;
-  const Strides strides = contiguous_strides(desc.shape);
-  Strides read = strides;
-  int64_t base = 0;
-  for (uint32_t a : axes) {
-    base += (int64_t{desc.shape[a]} - 1) * strides[a];
-    read[a] = -strides[a];
-  }
-  return copy_kernel(in, out,
-                     StridedCopy(element_size(desc.dataType), desc.shape, read, strides, base, 0));
+                       const AttrsOf<OpType::kReverse>&) {
+  return parts_kernel(kc, op);
 }
 
 // where (row 95): out = condition != 0 ? trueValue : falseValue, all three broadcast to the

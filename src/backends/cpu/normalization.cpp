@@ -1,0 +1,66 @@
+// layerNormalization on the cpu backend (webnn-spec.md §2 row 58), float32, when the normalized
+// axes are the trailing dimensions in order (each group a contiguous row, as in every transformer):
+// the reference's computation (mean, then the mean squared deviation, in double; (x − mean)/√(var +
+// ε)·scale + bias in double, rounded once) in vector loops (row_math.h), rows split over the pool.
+// Results match the reference within a few ULP (the sums are taken in another order).
+#include <cmath>
+#include <memory>
+
+#include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/row_math.h"
+#include "src/ops/normalization_params.h"
+
+namespace cppnn::cpu {
+namespace {
+
+struct LayerNormKernel {
+  OperandId input, scale, bias, output;
+  size_t rows, len;
+  double epsilon;
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    const float* x = reinterpret_cast<const float*>(slots[input.value]);
+    const float* s = scale.valid() ? reinterpret_cast<const float*>(slots[scale.value]) : nullptr;
+    const float* b = bias.valid() ? reinterpret_cast<const float*>(slots[bias.value]) : nullptr;
+    float* y = reinterpret_cast<float*>(slots[output.value]);
+    const double count = static_cast<double>(len);
+    pool->parallel_ranges(
+        rows, std::max<size_t>(8192 / std::max<size_t>(len, 1), 1), [&](size_t begin, size_t end) {
+          for (size_t r = begin; r < end; ++r) {
+            const float* xr = x + r * len;
+            const double mean = rows::sum(xr, len) / count;
+            const double var = rows::sum_squared_deviations(xr, len, mean) / count;
+            rows::normalize(xr, y + r * len, len, mean, 1.0 / std::sqrt(var + epsilon), s, b);
+          }
+        });
+  }
+};
+
+}  // namespace
+
+std::optional<FastKernel> compile_fast_layer_normalization(const CompileContext& cc,
+                                                           const Operation& op) {
+  const MLOperandDescriptor& in = cc.desc(op.inputs[0]);
+  if (in.dataType != MLOperandDataType::kFloat32) return std::nullopt;
+  const auto& options = attrs_of<OpType::kLayerNormalization>(op.attrs).options;
+  const size_t rank = in.shape.size();
+  const std::vector<uint32_t> axes = layer_normalization_axes(options, rank);
+  if (axes.empty()) return std::nullopt;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != rank - axes.size() + i) return std::nullopt;  // not the trailing axes in order
+  LayerNormKernel k;
+  k.input = op.inputs[0];
+  k.scale = op.inputs.size() > 1 ? op.inputs[1] : kNoOperand;
+  k.bias = op.inputs.size() > 2 ? op.inputs[2] : kNoOperand;
+  k.output = op.outputs[0];
+  k.len = 1;
+  for (uint32_t a : axes) k.len *= in.shape[a];
+  k.rows = k.len == 0 ? 0 : element_count(in.shape) / k.len;
+  // ε cast to the input type (float32), as the reference does.
+  k.epsilon = static_cast<double>(static_cast<float>(options.epsilon));
+  k.pool = cc.pool;
+  return FastKernel{std::move(k), false};
+}
+
+}  // namespace cppnn::cpu

@@ -1,0 +1,29 @@
+// Vectorised loops over one contiguous row of float32 values for the cpu backend's softmax,
+// layerNormalization and reductions: sums accumulated in double in 8 independent lanes (so the
+// compiler vectorises them without reassociating), the extreme value with NaN detection, and the
+// softmax of a row. Compiled once per instruction set (CPPNN_CPU_CLONES).
+#pragma once
+
+#include <cstddef>
+
+namespace cppnn::cpu::rows {
+
+// Σ x[i] in double (starting from -0, the exact additive identity, as the reference does).
+double sum(const float* x, size_t n);
+// Σ x[i]² in double.
+double sum_squares(const float* x, size_t n);
+// Σ |x[i]| in double.
+double sum_abs(const float* x, size_t n);
+// Σ (x[i] − mean)² in double.
+double sum_squared_deviations(const float* x, size_t n, double mean);
+// y[i] = ((x[i] − mean)·inv_std)·scale[i] + bias[i] in double, rounded once (scale, bias may be
+// null: 1 and 0).
+void normalize(const float* x, float* y, size_t n, double mean, double inv_std, const float* scale,
+               const float* bias);
+// softmax of n contiguous values (n >= 1), within 4 ULP of the exact result: the maximum (NaN
+// anywhere makes every output NaN, as in the reference), e^(x − max) through vmath::exp with
+// the subtraction's rounding error put back (two-sum), their sum in double, each quotient rounded
+// once.
+void softmax(const float* x, float* y, size_t n);
+
+}  // namespace cppnn::cpu::rows

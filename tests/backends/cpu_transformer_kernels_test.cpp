@@ -1,0 +1,276 @@
+// The cpu backend's kernels for the ops transformers spend time in, against the reference backend
+// through the public API, with the cpu context profiling so that each graph is checked to run on
+// fast kernels only: the float32 math maps (src/backends/cpu/elementwise_math.cpp; exp, sigmoid,
+// gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact ones bit for bit) on
+// values with NaN, ±Inf, ±0, subnormals and huge magnitudes; layerNormalization and the sum-like
+// reductions (normalization.cpp, reduction.cpp) within an ULP; the data movement ops
+// (data_movement.cpp) bit for bit on several element types. Tensors are large enough to be split
+// over the pool; 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cppnn/webnn.h"
+#include "tests/backends/run_util.h"
+
+namespace cppnn {
+namespace {
+
+using testing::run_graph;
+using testing::to_bytes;
+using Shape = std::vector<uint32_t>;
+using Bytes = std::vector<std::byte>;
+constexpr MLOperandDataType F32 = MLOperandDataType::kFloat32;
+
+// Builds the graph under test on a builder from named inputs: returns its one output.
+using BuildFn = std::function<MLOperand(MLGraphBuilder&, const std::vector<MLOperand>&)>;
+
+struct Input {
+  MLOperandDescriptor desc;
+  Bytes data;
+};
+
+// Runs the graph on `context` and returns output "y"; with `fast_only` (a profiling cpu context)
+// also expects every operation to have run on a cpu kernel.
+Bytes run_on(MLContext& context, const std::vector<Input>& inputs, const BuildFn& build,
+             bool fast_only = false) {
+  MLGraphBuilder b(context);
+  std::vector<MLOperand> in;
+  std::map<std::string, Bytes> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = "x" + std::to_string(i);
+    in.push_back(b.input(name, inputs[i].desc));
+    feeds.emplace(name, inputs[i].data);
+  }
+  MLGraph g = b.build({{"y", build(b, in)}});
+  Bytes y = run_graph(context, g, feeds).at("y");
+  if (fast_only) {
+    for (const MLOperationProfile& o : g.profile().operations)
+      EXPECT_EQ(o.kernel, "fast") << o.op << " " << o.name;
+  }
+  return y;
+}
+
+// n float32 values: mostly uniform in [-range, range], some special values.
+std::vector<float> values(size_t n, float range, uint32_t seed, bool specials = true) {
+  static const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   0.0f,
+                                   -0.0f,
+                                   1e-40f,
+                                   -3e-42f,
+                                   3e38f,
+                                   -3e38f,
+                                   88.7f,
+                                   -88.7f,
+                                   -103.5f,
+                                   15.0f,
+                                   -15.0f,
+                                   0.49f,
+                                   -0.51f};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-range, range);
+  std::vector<float> v(n);
+  for (float& x : v)
+    x = specials && rng() % 10 == 0 ? kSpecial[rng() % std::size(kSpecial)] : u(rng);
+  return v;
+}
+
+// Monotonic integer key of a float (adjacent floats differ by 1).
+int64_t ulp_key(float f) {
+  int32_t k;
+  std::memcpy(&k, &f, 4);
+  return k < 0 ? int64_t{INT32_MIN} - k : int64_t{k};
+}
+
+// Expects float32 outputs to agree within `ulp` ULP or `atol` absolute (NaN with NaN).
+void expect_close(const Bytes& got, const Bytes& want, int64_t ulp, double atol = 0) {
+  ASSERT_EQ(got.size(), want.size());
+  const std::vector<float> g = testing::as<float>(got), w = testing::as<float>(want);
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(g[i]) || std::isnan(w[i])) {
+      ASSERT_TRUE(std::isnan(g[i]) && std::isnan(w[i]))
+          << "element " << i << ": " << g[i] << " vs " << w[i];
+      continue;
+    }
+    if (std::abs(ulp_key(g[i]) - ulp_key(w[i])) <= ulp) continue;
+    ASSERT_LE(std::fabs(double(g[i]) - double(w[i])), atol)
+        << "element " << i << ": got " << g[i] << ", reference " << w[i];
+  }
+}
+
+// Runs on cpu (1 and 2 threads, profiled) and on the reference; compares with the tolerance.
+void expect_matches(const std::vector<Input>& inputs, const BuildFn& build, int64_t ulp,
+                    double atol = 0) {
+  MLContext ref = testing::ref_context();
+  const Bytes want = run_on(ref, inputs, build);
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    MLContext cpu = MLContext::create({.backend = "cpu", .numThreads = threads, .profile = true});
+    const Bytes got = run_on(cpu, inputs, build, true);
+    if (ulp == 0 && atol == 0)
+      EXPECT_EQ(got, want);
+    else
+      expect_close(got, want, ulp, atol);
+  }
+}
+
+Input f32(const Shape& shape, float range, uint32_t seed, bool specials = true) {
+  return {{F32, shape}, to_bytes(values(element_count(shape), range, seed, specials))};
+}
+
+TEST(CpuTransformerKernels, MathMapsMatchTheReference) {
+  const std::vector<Input> x = {f32({3, 40000}, 12.0f, 1)};
+  auto unary = [](auto method) {
+    return [method](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return (b.*method)(in[0], {});
+    };
+  };
+  {
+    SCOPED_TRACE("exp");
+    expect_matches(x, unary(&MLGraphBuilder::exp), 2);
+  }
+  {
+    SCOPED_TRACE("sigmoid");
+    expect_matches(x, unary(&MLGraphBuilder::sigmoid), 4);
+  }
+  {
+    SCOPED_TRACE("gelu");
+    expect_matches(x, unary(&MLGraphBuilder::gelu), 8);
+  }
+  {
+    SCOPED_TRACE("tanh");
+    expect_matches(x, unary(&MLGraphBuilder::tanh), 2, 2e-7);
+  }
+  {
+    SCOPED_TRACE("erf");
+    expect_matches(x, unary(&MLGraphBuilder::erf), 2, 3e-7);
+  }
+  for (auto [name, method] :
+       {std::pair{"abs", &MLGraphBuilder::abs}, std::pair{"neg", &MLGraphBuilder::neg},
+        std::pair{"floor", &MLGraphBuilder::floor}, std::pair{"ceil", &MLGraphBuilder::ceil},
+        std::pair{"reciprocal", &MLGraphBuilder::reciprocal}}) {
+    SCOPED_TRACE(name);
+    expect_matches(x, unary(method), 0);
+  }
+}
+
+TEST(CpuTransformerKernels, LayerNormalizationOverTrailingAxesMatchesTheReference) {
+  // A transformer's [batch, tokens, width] with scale and bias over the width.
+  expect_matches(
+      {f32({2, 37, 384}, 4.0f, 2, false), f32({384}, 2.0f, 3, false), f32({384}, 2.0f, 4, false)},
+      [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        MLLayerNormalizationOptions o;
+        o.axes = std::vector<uint32_t>{2};
+        o.epsilon = 1e-12;
+        return b.layerNormalization(in[0], {in[1], in[2], o.axes, o.epsilon, ""});
+      },
+      2);
+  // Default axes [1, 2], no scale or bias; values far from 0 (a large mean).
+  std::vector<float> big = values(5 * 6 * 70, 1.0f, 5, false);
+  for (float& v : big) v += 1000.0f;
+  expect_matches(
+      {{{F32, {5, 6, 70}}, to_bytes(big)}},
+      [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        return b.layerNormalization(in[0], {});
+      },
+      2);
+  // Only scale, and a row with a NaN.
+  Input x = f32({8, 100}, 3.0f, 6, false);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(x.data.data() + 4 * 250, &nan, 4);
+  expect_matches(
+      {x, f32({100}, 1.0f, 7, false)},
+      [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        MLLayerNormalizationOptions o;
+        o.scale = in[1];
+        o.axes = std::vector<uint32_t>{1};
+        return b.layerNormalization(in[0], o);
+      },
+      2);
+}
+
+TEST(CpuTransformerKernels, SumLikeReductionsMatchTheReference) {
+  const std::vector<Input> x = {f32({6, 50, 70}, 5.0f, 8, false)};
+  using Method = MLOperand (MLGraphBuilder::*)(const MLOperand&, const MLReduceOptions&);
+  for (auto [name, method] :
+       {std::pair<const char*, Method>{"reduceMean", &MLGraphBuilder::reduceMean},
+        {"reduceSum", &MLGraphBuilder::reduceSum},
+        {"reduceSumSquare", &MLGraphBuilder::reduceSumSquare},
+        {"reduceL1", &MLGraphBuilder::reduceL1},
+        {"reduceL2", &MLGraphBuilder::reduceL2}}) {
+    for (const std::vector<uint32_t>& axes :
+         {std::vector<uint32_t>{2}, {1}, {0}, {1, 2}, {1, 0}, {0, 1, 2}}) {
+      for (bool keep : {false, true}) {
+        SCOPED_TRACE(std::string(name) + " axes " + std::to_string(axes.size()) + " from " +
+                     std::to_string(axes[0]) + (keep ? " keeping" : ""));
+        expect_matches(
+            x,
+            [method, axes, keep](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+              return (b.*method)(in[0], {axes, keep, ""});
+            },
+            1);
+      }
+    }
+  }
+}
+
+// Bytes of random bits for a tensor of `type` (data movement copies any bit pattern).
+Input random_input(MLOperandDataType type, const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Bytes b(element_count(shape) * data_type_bits(type) / 8);
+  for (std::byte& v : b) v = std::byte(rng() & 0xFF);
+  return {{type, shape}, b};
+}
+
+TEST(CpuTransformerKernels, DataMovementMatchesTheReferenceBitForBit) {
+  using enum MLOperandDataType;
+  for (MLOperandDataType type : {kFloat32, kFloat16, kInt8, kInt64}) {
+    SCOPED_TRACE(std::string("type ") + std::to_string(static_cast<int>(type)));
+    const Input x = random_input(type, {4, 33, 12, 40}, 9);
+    auto check = [&](const char* what, const BuildFn& build) {
+      SCOPED_TRACE(what);
+      expect_matches({x}, build, 0);
+    };
+    check("transpose heads", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return b.transpose(in[0], {.permutation = {{0, 2, 1, 3}}});
+    });
+    check("transpose reversed", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return b.transpose(in[0], {});
+    });
+    check("slice with strides", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return b.slice(in[0], {1, 2, 0, 3}, {3, 20, 12, 18}, {.strides = {{1, 3, 2, 1}}});
+    });
+    check("concat", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      MLOperand half = b.slice(in[0], {0, 0, 0, 0}, {4, 33, 12, 20});
+      return b.concat({in[0], half, in[0]}, 3);
+    });
+    check("split", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      const std::vector<MLOperand> parts =
+          b.split(in[0], std::vector<uint32_t>{5, 20, 8}, {.axis = 1});
+      return b.concat({parts[2], parts[0]}, 1);
+    });
+    check("expand", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      MLOperand row = b.slice(in[0], {0, 0, 0, 0}, {1, 33, 1, 40});
+      return b.expand(row, {3, 33, 7, 40});
+    });
+    check("tile and reverse", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return b.reverse(b.tile(in[0], {1, 2, 1, 3}), {.axes = {{1, 3}}});
+    });
+    check("reshape", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      return b.transpose(b.reshape(in[0], {132, 480}), {});
+    });
+  }
+}
+
+}  // namespace
+}  // namespace cppnn
