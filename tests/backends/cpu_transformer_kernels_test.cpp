@@ -1,9 +1,10 @@
-// The cpu backend's kernels for the ops transformers spend time in, against the reference backend
-// through the public API, with the cpu context profiling so that each graph is checked to run on
-// fast kernels only: the float32 math maps (src/backends/cpu/elementwise_math.cpp; exp, sigmoid,
-// gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact ones bit for bit) on
-// values with NaN, ±Inf, ±0, subnormals and huge magnitudes; layerNormalization and the sum-like
-// reductions (normalization.cpp, reduction.cpp) within an ULP; the data movement ops
+// The cpu backend's kernels for the ops transformers, recurrent nets and detectors spend time in,
+// against the reference backend through the public API, with the cpu context profiling so that
+// each graph is checked to run on fast kernels only: the float32 math maps (elementwise_math.cpp:
+// exp, sigmoid, gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact ones
+// and pow by 2, 0.5 and 1 bit for bit) on values with NaN, ±Inf, ±0, subnormals and huge
+// magnitudes; layerNormalization, the sum-like reductions, lstm, gru and their cells
+// (normalization.cpp, reduction.cpp, recurrent.cpp) within an ULP; the data movement ops
 // (data_movement.cpp) bit for bit on several element types. Tensors are large enough to be split
 // over the pool; 1 and 2 threads.
 #include <gtest/gtest.h>
@@ -158,10 +159,32 @@ TEST(CpuTransformerKernels, MathMapsMatchTheReference) {
   for (auto [name, method] :
        {std::pair{"abs", &MLGraphBuilder::abs}, std::pair{"neg", &MLGraphBuilder::neg},
         std::pair{"floor", &MLGraphBuilder::floor}, std::pair{"ceil", &MLGraphBuilder::ceil},
-        std::pair{"reciprocal", &MLGraphBuilder::reciprocal}}) {
+        std::pair{"reciprocal", &MLGraphBuilder::reciprocal},
+        std::pair{"sqrt", &MLGraphBuilder::sqrt}}) {
     SCOPED_TRACE(name);
     expect_matches(x, unary(method), 0);
   }
+}
+
+// pow by a constant exponent of 2, 0.5 or 1 (squares and square roots in exported graphs) is a
+// map, bit-identical to the reference's double pow; another exponent keeps the reference kernel.
+TEST(CpuTransformerKernels, PowByConstantSquareAndSquareRootMatchesTheReference) {
+  const std::vector<Input> x = {f32({7, 3000}, 30.0f, 11)};
+  for (float e : {2.0f, 0.5f, 1.0f}) {
+    SCOPED_TRACE("exponent " + std::to_string(e));
+    expect_matches(
+        x,
+        [e](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+          return b.pow(in[0], b.constant<float>({F32, {}}, std::vector<float>{e}));
+        },
+        0);
+  }
+  MLContext ref = testing::ref_context();
+  MLContext cpu = MLContext::create({.backend = "cpu", .profile = true});
+  auto cube = [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+    return b.pow(in[0], b.constant<float>({F32, {1}}, std::vector<float>{3.0f}));
+  };
+  EXPECT_EQ(run_on(cpu, x, cube), run_on(ref, x, cube));
 }
 
 TEST(CpuTransformerKernels, LayerNormalizationOverTrailingAxesMatchesTheReference) {
@@ -222,6 +245,81 @@ TEST(CpuTransformerKernels, SumLikeReductionsMatchTheReference) {
       }
     }
   }
+}
+
+// lstm and gru (and their cells) against the reference: the same double algorithm, dot products
+// summed in another order, so outputs agree within an ULP. Both directions, sequences, peepholes,
+// both weight layouts, resetAfter on and off, constant and runtime weights.
+TEST(CpuTransformerKernels, RecurrentNetworksMatchTheReference) {
+  const uint32_t steps = 5, batch = 2, in_size = 19, hidden = 24;
+  const Input x = f32({steps, batch, in_size}, 1.0f, 20, false);
+  for (bool constant_weights : {true, false}) {
+    SCOPED_TRACE(constant_weights ? "constant weights" : "runtime weights");
+    const Input w4 = f32({2, 4 * hidden, in_size}, 0.4f, 21, false);
+    const Input r4 = f32({2, 4 * hidden, hidden}, 0.4f, 22, false);
+    const Input w3 = f32({2, 3 * hidden, in_size}, 0.4f, 23, false);
+    const Input r3 = f32({2, 3 * hidden, hidden}, 0.4f, 24, false);
+    auto operand = [constant_weights](MLGraphBuilder& b, const MLOperand& runtime,
+                                      const Input& value) {
+      return constant_weights ? b.constant(value.desc, value.data) : runtime;
+    };
+    for (MLLstmWeightLayout layout : {MLLstmWeightLayout::kIofg, MLLstmWeightLayout::kIfgo}) {
+      expect_matches(
+          {x, w4, r4, f32({2, 8 * hidden}, 0.5f, 25, false), f32({2, 3 * hidden}, 0.5f, 26, false)},
+          [&](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+            MLLstmOptions o;
+            o.bias = b.slice(in[3], {0, 0}, {2, 4 * hidden});
+            o.recurrentBias = b.slice(in[3], {0, 4 * hidden}, {2, 4 * hidden});
+            o.peepholeWeight = in[4];
+            o.returnSequence = true;
+            o.direction = MLRecurrentNetworkDirection::kBoth;
+            o.layout = layout;
+            const std::vector<MLOperand> r =
+                b.lstm(in[0], operand(b, in[1], w4), operand(b, in[2], r4), steps, hidden, o);
+            return b.concat(
+                {b.reshape(r[0], {2 * batch * hidden}), b.reshape(r[1], {2 * batch * hidden}),
+                 b.reshape(r[2], {steps * 2 * batch * hidden})},
+                0);
+          },
+          1);
+    }
+    for (bool reset_after : {true, false}) {
+      expect_matches(
+          {x, w3, r3, f32({2, batch, hidden}, 0.5f, 27, false)},
+          [&](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+            MLGruOptions o;
+            o.initialHiddenState = in[3];
+            o.resetAfter = reset_after;
+            o.returnSequence = true;
+            o.direction = MLRecurrentNetworkDirection::kBackward;
+            MLOperand w = b.slice(operand(b, in[1], w3), {0, 0, 0}, {1, 3 * hidden, in_size});
+            MLOperand r = b.slice(operand(b, in[2], r3), {0, 0, 0}, {1, 3 * hidden, hidden});
+            MLOperand h0 = b.slice(in[3], {0, 0, 0}, {1, batch, hidden});
+            o.initialHiddenState = h0;
+            const std::vector<MLOperand> y = b.gru(in[0], w, r, steps, hidden, o);
+            return b.concat(
+                {b.reshape(y[0], {batch * hidden}), b.reshape(y[1], {steps * batch * hidden})}, 0);
+          },
+          1);
+    }
+  }
+  // The cells: one step of [batch, input].
+  const Input xc = f32({batch, in_size}, 1.0f, 30, false);
+  expect_matches(
+      {xc, f32({4 * hidden, in_size}, 0.4f, 31, false), f32({4 * hidden, hidden}, 0.4f, 32, false),
+       f32({batch, hidden}, 1.0f, 33, false), f32({batch, hidden}, 1.0f, 34, false)},
+      [&](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        const std::vector<MLOperand> r = b.lstmCell(in[0], in[1], in[2], in[3], in[4], hidden);
+        return b.concat({r[0], r[1]}, 0);
+      },
+      1);
+  expect_matches(
+      {xc, f32({3 * hidden, in_size}, 0.4f, 35, false), f32({3 * hidden, hidden}, 0.4f, 36, false),
+       f32({batch, hidden}, 1.0f, 37, false)},
+      [&](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        return b.gruCell(in[0], in[1], in[2], in[3], hidden);
+      },
+      1);
 }
 
 // Bytes of random bits for a tensor of `type` (data movement copies any bit pattern).

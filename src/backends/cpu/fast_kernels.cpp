@@ -49,6 +49,8 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
     case kFloor:
     case kCeil:
     case kReciprocal:
+    case kSqrt:
+    case kPow:
       return compile_fast_math(cc, op);
     case kLayerNormalization:
       return compile_fast_layer_normalization(cc, op);
@@ -58,6 +60,11 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
     case kReduceSum:
     case kReduceSumSquare:
       return compile_fast_reduction(cc, op);
+    case kLstm:
+    case kLstmCell:
+    case kGru:
+    case kGruCell:
+      return compile_fast_recurrent(cc, op);
     case kConcat:
     case kExpand:
     case kReshape:

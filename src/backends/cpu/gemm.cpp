@@ -144,13 +144,16 @@ void PackedA::pack_into(PackedA& out, const float* a, size_t m, size_t k, size_t
                         size_t col_stride, float scale) {
   out.rows = m;
   out.depth = k;
-  out.data.assign(out.panels() * k * MR, 0.0f);
+  out.data.resize(out.panels() * k * MR);
   for (size_t p = 0; p < out.panels(); ++p) {
     float* dst = out.data.data() + p * k * MR;
     const size_t rows = std::min(MR, m - p * MR);
-    for (size_t i = 0; i < rows; ++i) {
-      const float* src = a + (p * MR + i) * row_stride;
-      for (size_t l = 0; l < k; ++l) dst[l * MR + i] = src[l * col_stride] * scale;
+    const float* src[MR];
+    for (size_t i = 0; i < MR; ++i) src[i] = a + (p * MR + std::min(i, rows - 1)) * row_stride;
+    // Depth-major, so the writes are sequential; rows past m are zeros.
+    for (size_t l = 0; l < k; ++l) {
+      float* d = dst + l * MR;
+      for (size_t i = 0; i < MR; ++i) d[i] = i < rows ? src[i][l * col_stride] * scale : 0.0f;
     }
   }
 }
@@ -173,7 +176,9 @@ CPPNN_CPU_CLONES void pack_matrix_b(const float* b, size_t row_stride, size_t co
     for (size_t l = 0; l < kc; ++l) {
       const float* src = b + (k0 + l) * row_stride + (n0 + jp * NR) * col_stride;
       float* out = panel + l * NR;
-      if (col_stride == 1) {
+      if (col_stride == 1 && cols == NR) {
+        std::memcpy(out, src, NR * sizeof(float));  // a fixed size: inlined vector moves
+      } else if (col_stride == 1) {
         std::memcpy(out, src, cols * sizeof(float));
       } else {
         for (size_t j = 0; j < cols; ++j) out[j] = src[j * col_stride];
@@ -187,6 +192,30 @@ CPPNN_CPU_CLONES void pack_matrix_b(const float* b, size_t row_stride, size_t co
 
 void MatrixBPacker::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const {
   pack_matrix_b(b_, row_stride_, col_stride_, k0, kc, n0, nc, dst);
+}
+
+PackedB::PackedB(const BPacker& source, size_t depth, size_t n)
+    : n_blocks_((n + kGemmNC - 1) / kGemmNC) {
+  size_t total = 0;
+  for (size_t k0 = 0; k0 < depth; k0 += kGemmKC)
+    for (size_t n0 = 0; n0 < n; n0 += kGemmNC) {
+      offsets_.push_back(total);
+      total += std::min(kGemmKC, depth - k0) * ((std::min(kGemmNC, n - n0) + NR - 1) / NR * NR);
+    }
+  data_.resize(total);
+  size_t i = 0;
+  for (size_t k0 = 0; k0 < depth; k0 += kGemmKC)
+    for (size_t n0 = 0; n0 < n; n0 += kGemmNC)
+      source.pack(k0, std::min(kGemmKC, depth - k0), n0, std::min(kGemmNC, n - n0),
+                  data_.data() + offsets_[i++]);
+}
+
+const float* PackedB::packed_block(size_t k0, size_t n0) const {
+  return data_.data() + offsets_[(k0 / kGemmKC) * n_blocks_ + n0 / kGemmNC];
+}
+
+void PackedB::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const {
+  std::memcpy(dst, packed_block(k0, n0), kc * ((nc + NR - 1) / NR * NR) * sizeof(float));
 }
 
 void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, ThreadPool* pool) {
@@ -214,10 +243,15 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
     const size_t p1 = std::min(a.panels(), p0 + panels_per_group);
     if (p0 >= p1) return;
     const size_t nc_padded = (nc + NR - 1) / NR * NR;
-    float* packed = b_scratch(std::min(kGemmKC, k) * nc_padded);
+    float* scratch = nullptr;
     for (size_t k0 = 0; k0 < k; k0 += kGemmKC) {
       const size_t kc = std::min(kGemmKC, k - k0);
-      b.pack(k0, kc, n0, nc, packed);
+      const float* packed = b.packed_block(k0, n0);
+      if (!packed) {
+        if (!scratch) scratch = b_scratch(std::min(kGemmKC, k) * nc_padded);
+        b.pack(k0, kc, n0, nc, scratch);
+        packed = scratch;
+      }
       const bool load_c = out.accumulate || k0 > 0;
       for (size_t p = p0; p < p1; ++p) {
         const float* ap = a.panel(p) + k0 * MR;

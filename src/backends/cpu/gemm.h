@@ -40,6 +40,8 @@ class BPacker {
  public:
   virtual ~BPacker() = default;
   virtual void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const = 0;
+  // The block already packed (a PackedB), or nullptr: gemm() then packs it into scratch.
+  virtual const float* packed_block(size_t /*k0*/, size_t /*n0*/) const { return nullptr; }
 };
 
 // B as a strided matrix: b(l, j) = b[l·row_stride + j·col_stride].
@@ -52,6 +54,21 @@ class MatrixBPacker final : public BPacker {
  private:
   const float* b_;
   size_t row_stride_, col_stride_;
+};
+
+// B packed once, every block as gemm() packs it (a constant weight: its products read the packed
+// blocks instead of packing them at each call).
+class PackedB final : public BPacker {
+ public:
+  // Packs the depth × n matrix that `source` produces.
+  PackedB(const BPacker& source, size_t depth, size_t n);
+  void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override;
+  const float* packed_block(size_t k0, size_t n0) const override;
+
+ private:
+  size_t n_blocks_;
+  std::vector<size_t> offsets_;  // per (k block, n block), row-major: where it starts in data_
+  std::vector<float> data_;
 };
 
 // Where the product goes: c(i, j) = c[i·ldc + j]. With `accumulate`, the product is added to

@@ -1,8 +1,8 @@
 // matmul and gemm on the cpu backend (webnn-spec.md §2 rows 52 and 63), float32, through the
-// blocked GEMM (gemm.h): the left operand is packed per call (a constant one once at build), the
-// right one read block by block in place. matmul broadcasts its batch dimensions; gemm's C is
-// broadcast to [M, N] and scaled by β into the output first, α scales the packed A, and the
-// product is added on top. Fused activations run in the GEMM's epilogue.
+// blocked GEMM (gemm.h): the left operand is packed per call, the right one block by block as the
+// product goes; a constant operand (a weight) is packed once at build. matmul broadcasts its batch
+// dimensions; gemm's C is broadcast to [M, N] and scaled by β into the output first, α scales the
+// packed A, and the product is added on top. Fused activations run in the GEMM's epilogue.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -58,6 +58,7 @@ struct MatmulKernel {
   Dims out_batch;
   std::array<ref::Strides, 3> batch_strides;  // a, b, out, in elements
   std::shared_ptr<const PackedA> constant_a;  // a packed at build when it is one constant matrix
+  std::shared_ptr<const PackedB> constant_b;  // b likewise
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
 
@@ -65,7 +66,7 @@ struct MatmulKernel {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
-    if (m <= kStreamingRows && !constant_a) {
+    if (m <= kStreamingRows && !constant_a && !constant_b) {
       // Tasks of (batch, column chunk) over the pool.
       thread_local std::vector<std::array<int64_t, 3>> batches;
       batches.clear();
@@ -104,7 +105,10 @@ struct MatmulKernel {
       go.c = py + o[2];
       go.ldc = n;
       go.epilogue = epilogue ? &*epilogue : nullptr;
-      gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, pool.get());
+      if (constant_b)
+        gemm(*packed, *constant_b, n, go, pool.get());
+      else
+        gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, pool.get());
     });
   }
 };
@@ -117,6 +121,7 @@ struct GemmKernel {
   float alpha, beta;
   ref::Strides c_strides;
   std::shared_ptr<const PackedA> constant_a;
+  std::shared_ptr<const PackedB> constant_b;
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
 
@@ -140,7 +145,10 @@ struct GemmKernel {
           py[i * n + j] = beta * pc[i * c_strides[0] + j * c_strides[1]];
       go.accumulate = true;
     }
-    gemm(*packed, MatrixBPacker(pb, b_t ? 1 : n, b_t ? k : 1), n, go, pool.get());
+    if (constant_b)
+      gemm(*packed, *constant_b, n, go, pool.get());
+    else
+      gemm(*packed, MatrixBPacker(pb, b_t ? 1 : n, b_t ? k : 1), n, go, pool.get());
   }
 };
 
@@ -167,6 +175,9 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
   if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k)
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
+  if (const std::byte* cb = cc.constant(b); cb && element_count(bs) == kern.k * kern.n)
+    kern.constant_b = std::make_shared<const PackedB>(
+        MatrixBPacker(reinterpret_cast<const float*>(cb), kern.n, 1), kern.k, kern.n);
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
   const bool applies = kern.epilogue.has_value();
@@ -197,6 +208,11 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.a_t ? 1 : kern.k,
                       kern.a_t ? kern.m : 1, kern.alpha));
+  if (const std::byte* cb = cc.constant(kern.b))
+    kern.constant_b =
+        std::make_shared<const PackedB>(MatrixBPacker(reinterpret_cast<const float*>(cb),
+                                                      kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1),
+                                        kern.k, kern.n);
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
   const bool applies = kern.epilogue.has_value();

@@ -1,4 +1,4 @@
-// The sum-like reductions on the cpu backend (webnn-spec.md §2 rows 69, 70, 75, 77, 78:
+// The sum-like reductions on the cpu backend (webnn-spec.md §2 rows 69, 70, 74, 77, 78:
 // reduceL1, reduceL2, reduceMean, reduceSum, reduceSumSquare), float32, when the reduced axes are
 // adjacent dimensions (in any order: the sums commute): the reference's double accumulation in
 // vector loops, so results match it within an ULP (the sums are taken in another order). A

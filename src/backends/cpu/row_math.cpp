@@ -3,44 +3,58 @@
 #include <limits>
 
 #include "src/backends/cpu/cpu_features.h"
+#include "src/backends/cpu/simd.h"
 #include "src/backends/cpu/vector_math.h"
 
 namespace cppnn::cpu::rows {
 namespace {
 
-// Independent accumulators per loop.
-constexpr size_t kLanes = 8;
+using simd::VD;
+using simd::VF;
 
-// Σ f(x[i]) in double over kLanes lanes, then the lanes in order.
+// Σ f(x[i]) in double: 16 lanes at a time as two vectors of 8 doubles, then the rest, then the
+// lanes in order. f takes and returns a double or a VD.
 template <class F>
-inline double lane_sum(const float* x, size_t n, F f) {
-  double acc[kLanes];
-  for (double& a : acc) a = -0.0;
+CPPNN_SIMD_INLINE double lane_sum(const float* x, size_t n, F f) {
+  VD lo = VD{} - 0.0, hi = VD{} - 0.0;  // -0: the exact additive identity
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t j = 0; j < kLanes; ++j) acc[j] += f(static_cast<double>(x[i + j]));
+  for (; i + 16 <= n; i += 16) {
+    lo += f(simd::load_double(x + i));
+    hi += f(simd::load_double(x + i + 8));
+  }
   double total = -0.0;
   for (; i < n; ++i) total += f(static_cast<double>(x[i]));
-  for (double a : acc) total += a;
-  return total;
+  return total + simd::sum_lanes(lo + hi);
+}
+
+// e^(v − m) with the subtraction's rounding error put back: d + err = v − m exactly (two-sum),
+// e^(v − m) = e^d·e^err ≈ e^d·(1 + err).
+template <class V>
+CPPNN_SIMD_INLINE V shifted_exp(V v, float m) {
+  const V d = v - m;
+  const V bb = d - v;
+  V err = (v - (d - bb)) + (-m - bb);
+  err = simd::sel(d < -104.0f, simd::splat<V>(0.0f), err);  // e^d is 0 (also for v = -Inf)
+  const V e = vmath::exp(d);
+  return e + e * err;
 }
 
 }  // namespace
 
 CPPNN_CPU_CLONES double sum(const float* x, size_t n) {
-  return lane_sum(x, n, [](double v) { return v; });
+  return lane_sum(x, n, [](auto v) CPPNN_SIMD_LAMBDA { return v; });
 }
 
 CPPNN_CPU_CLONES double sum_squares(const float* x, size_t n) {
-  return lane_sum(x, n, [](double v) { return v * v; });
+  return lane_sum(x, n, [](auto v) CPPNN_SIMD_LAMBDA { return v * v; });
 }
 
 CPPNN_CPU_CLONES double sum_abs(const float* x, size_t n) {
-  return lane_sum(x, n, [](double v) { return v < 0 ? -v : v; });
+  return lane_sum(x, n, [](auto v) CPPNN_SIMD_LAMBDA { return simd::sel(v < 0.0, -v, v); });
 }
 
 CPPNN_CPU_CLONES double sum_squared_deviations(const float* x, size_t n, double mean) {
-  return lane_sum(x, n, [mean](double v) { return (v - mean) * (v - mean); });
+  return lane_sum(x, n, [mean](auto v) CPPNN_SIMD_LAMBDA { return (v - mean) * (v - mean); });
 }
 
 CPPNN_CPU_CLONES void normalize(const float* x, float* y, size_t n, double mean, double inv_std,
@@ -61,55 +75,40 @@ CPPNN_CPU_CLONES void normalize(const float* x, float* y, size_t n, double mean,
 }
 
 CPPNN_CPU_CLONES void softmax(const float* x, float* y, size_t n) {
-  constexpr size_t L = 16;
-  float lane_max[L];
-  int lane_nan[L];
-  for (size_t j = 0; j < L; ++j) {
-    lane_max[j] = -std::numeric_limits<float>::infinity();
-    lane_nan[j] = 0;
-  }
+  constexpr size_t W = simd::kWidth;
+  // The maximum, and whether a NaN is present (it makes every output NaN, as in the reference).
+  VF vmax = VF{} - std::numeric_limits<float>::infinity();
+  simd::VI vnan = simd::VI{};
   size_t i = 0;
-  for (; i + L <= n; i += L)
-    for (size_t j = 0; j < L; ++j) {
-      const float v = x[i + j];
-      lane_max[j] = v > lane_max[j] ? v : lane_max[j];
-      lane_nan[j] |= v != v;
-    }
+  for (; i + W <= n; i += W) {
+    const VF v = simd::load(x + i);
+    vmax = simd::sel(v > vmax, v, vmax);
+    vnan |= v != v;
+  }
   float m = -std::numeric_limits<float>::infinity();
-  int nan = 0;
+  bool nan = false;
   for (; i < n; ++i) {
     m = x[i] > m ? x[i] : m;
-    nan |= x[i] != x[i];
+    nan = nan || x[i] != x[i];
   }
-  for (size_t j = 0; j < L; ++j) {
-    m = lane_max[j] > m ? lane_max[j] : m;
-    nan |= lane_nan[j];
+  for (size_t j = 0; j < W; ++j) {
+    m = vmax[j] > m ? vmax[j] : m;
+    nan = nan || vnan[j] != 0;
   }
   if (nan) m = std::numeric_limits<float>::quiet_NaN();
-  // e^(x − m) = e^d·e^err where d + err = x − m exactly (two-sum); e^err ≈ 1 + err.
-  double acc[kLanes];
-  for (double& a : acc) a = 0.0;
-  auto term = [m](float v) {
-    const float d = v - m;
-    const float bb = d - v;
-    float err = (v - (d - bb)) + (-m - bb);
-    err = d < -104.0f ? 0.0f : err;  // e^d is 0 (also for v = -Inf, where err is NaN)
-    const float e = vmath::exp(d);
-    return e + e * err;
-  };
-  i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t j = 0; j < kLanes; ++j) {
-      const float e = term(x[i + j]);
-      y[i + j] = e;
-      acc[j] += double(e);
-    }
+  // The exponentials into y, summed in double.
+  VD lo = VD{}, hi = VD{};
   double total = 0.0;
+  for (i = 0; i + W <= n; i += W) {
+    simd::store(y + i, shifted_exp(simd::load(x + i), m));
+    lo += simd::load_double(y + i);
+    hi += simd::load_double(y + i + 8);
+  }
   for (; i < n; ++i) {
-    y[i] = term(x[i]);
+    y[i] = shifted_exp(x[i], m);
     total += double(y[i]);
   }
-  for (double a : acc) total += a;
+  total += simd::sum_lanes(lo + hi);
   const double inv = 1.0 / total;
   for (i = 0; i < n; ++i) y[i] = static_cast<float>(double(y[i]) * inv);
 }

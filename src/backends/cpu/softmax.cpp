@@ -1,4 +1,4 @@
-// softmax on the cpu backend (webnn-spec.md §2 row 88), float32, rows split over the pool. Along
+// softmax on the cpu backend (webnn-spec.md §2 row 87), float32, rows split over the pool. Along
 // the last axis (contiguous rows: attention scores, classifier heads) in float32 vector code
 // (row_math.h: within 4 ULP, WPT allows 21); along another axis the reference's computation (max,
 // then exp(x − max) in double, their double sum, each quotient rounded once), bit-identical, with

@@ -1,0 +1,93 @@
+// Portable SIMD vectors for the cpu backend's plain loops (GCC/Clang vector extensions): a VF is 16
+// float32 lanes, compiled into one AVX-512 register, two AVX2 ones or four SSE ones by each
+// CPPNN_CPU_CLONES clone, so that a loop written over VF is vectorised in every clone whatever the
+// auto-vectoriser decides. The math of vector_math.h is written once for float and for VF through
+// the helpers below (sel, to_int, as_float, splat).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+// Every function written over VF (here, vector_math.h, and the lambdas of the loops using them)
+// must be inlined into the clone that calls it (CPPNN_SIMD_INLINE): an out-of-line copy would be
+// compiled once for the baseline instruction set, and a 64-byte vector passed to it from an
+// AVX-512 clone does not even follow the same calling convention (GCC's -Wpsabi note, turned off
+// for the cpu backend's files in CMakeLists.txt).
+#define CPPNN_SIMD_INLINE inline __attribute__((always_inline))
+#define CPPNN_SIMD_LAMBDA __attribute__((always_inline))
+namespace cppnn::cpu::simd {
+
+inline constexpr size_t kWidth = 16;  // lanes of a VF
+using VF = float __attribute__((vector_size(64)));
+using VI = int32_t __attribute__((vector_size(64)));
+using VF8 = float __attribute__((vector_size(32)));
+using VD = double __attribute__((vector_size(64)));  // 8 lanes
+using VL = int64_t __attribute__((vector_size(64)));
+
+CPPNN_SIMD_INLINE VF load(const float* p) {
+  VF v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+CPPNN_SIMD_INLINE void store(float* p, VF v) {
+  std::memcpy(p, &v, sizeof v);
+}
+CPPNN_SIMD_INLINE VD load(const double* p) {
+  VD v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+// 8 floats widened to double.
+CPPNN_SIMD_INLINE VD load_double(const float* p) {
+  VF8 v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, VD);
+}
+
+// The scalar or vector of type V with every lane c.
+template <class V>
+CPPNN_SIMD_INLINE V splat(float c) {
+  if constexpr (sizeof(V) == sizeof(float))
+    return c;
+  else
+    return V{} + c;
+}
+
+// mask ? a : b lane by lane (the mask of a comparison: bool for float, all-ones lanes for VF).
+CPPNN_SIMD_INLINE float sel(bool m, float a, float b) {
+  return m ? a : b;
+}
+CPPNN_SIMD_INLINE VF sel(VI m, VF a, VF b) {
+  return std::bit_cast<VF>((m & std::bit_cast<VI>(a)) | (~m & std::bit_cast<VI>(b)));
+}
+CPPNN_SIMD_INLINE double sel(bool m, double a, double b) {
+  return m ? a : b;
+}
+CPPNN_SIMD_INLINE VD sel(VL m, VD a, VD b) {
+  return std::bit_cast<VD>((m & std::bit_cast<VL>(a)) | (~m & std::bit_cast<VL>(b)));
+}
+
+// Truncation toward zero to int32 (in range), and an int32's bits as a float.
+CPPNN_SIMD_INLINE int32_t to_int(float x) {
+  return static_cast<int32_t>(x);
+}
+CPPNN_SIMD_INLINE VI to_int(VF x) {
+  return __builtin_convertvector(x, VI);
+}
+CPPNN_SIMD_INLINE float as_float(int32_t i) {
+  return std::bit_cast<float>(i);
+}
+CPPNN_SIMD_INLINE VF as_float(VI i) {
+  return std::bit_cast<VF>(i);
+}
+
+// The lanes of v summed in order, and the largest lane.
+CPPNN_SIMD_INLINE double sum_lanes(VD v) {
+  double s = 0;
+  for (size_t i = 0; i < 8; ++i) s += v[i];
+  return s;
+}
+
+}  // namespace cppnn::cpu::simd
