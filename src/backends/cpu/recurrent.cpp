@@ -1,8 +1,12 @@
 // lstm, lstmCell, gru and gruCell on the cpu backend (webnn-spec.md §2 rows 61, 62, 53, 54),
 // float32: the reference's algorithm and double arithmetic (reference/recurrent_steps.h, so results
-// round to the same float32 values but for the order of the dot products' sums), with constant
-// weights, biases and peepholes converted to double once at build instead of at every dispatch,
-// and the gate dot products in vector code (8 double lanes, two accumulators).
+// round to the same float32 values but for the order of the dot products' sums). The weights stay
+// float32 and are widened in registers (the products are the reference's); the input products
+// W·x + b of every step are computed up front, reading each weight row once for all steps; the
+// recurrent products of a step and the input rows are split over the pool; the gate dot products
+// are vector code (8 double lanes, two accumulators). Biases, initial states and peepholes are
+// converted to double once at build when constant.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -14,21 +18,62 @@
 namespace cppnn::cpu {
 namespace {
 
-// dot(a[0:n], b[0:n]) in double, 16 products at a time.
-CPPNN_CPU_CLONES double dot_double(const double* a, const double* b, size_t n) {
+// dot(a[0:n], b[0:n]) in double, a float32 row widened in registers (every product is the
+// reference's: a float32 value is exact in double), 16 products at a time.
+CPPNN_CPU_CLONES double dot_widened(const float* a, const double* b, size_t n) {
   simd::VD s0 = simd::VD{}, s1 = simd::VD{};
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    s0 += simd::load(a + i) * simd::load(b + i);
-    s1 += simd::load(a + i + 8) * simd::load(b + i + 8);
+    s0 += simd::load_double(a + i) * simd::load(b + i);
+    s1 += simd::load_double(a + i + 8) * simd::load(b + i + 8);
   }
   double tail = 0;
-  for (; i < n; ++i) tail += a[i] * b[i];
+  for (; i < n; ++i) tail += double(a[i]) * b[i];
   return simd::sum_lanes(s0 + s1) + tail;
 }
 
+// Products per pool task at least.
+constexpr size_t kTaskProducts = 32 * 1024;
+
+// The cpu arithmetic over the float32 operands: the input products W·x + b of every step computed
+// up front, a weight row read once for all steps (rows split over the pool), and the recurrent
+// products R·h of a step split over the pool by rows; all in double.
 struct VectorMath {
-  static double dot(const double* a, const double* b, size_t n) { return dot_double(a, b, n); }
+  const float *x, *w, *r;  // x [steps, B, I], W [D, G, I], R [D, G, H]
+  const double* b;         // [D, G]
+  size_t steps, batch, input_size, hidden, gates, dirs;
+  ThreadPool* pool;
+  std::vector<double>& table;  // [D, steps·B, G]: W·x + b
+  std::vector<double>& xd;     // x widened
+
+  void prepare() {
+    const size_t rows = steps * batch;
+    xd.assign(x, x + rows * input_size);
+    table.resize(dirs * rows * gates);
+    pool->parallel_ranges(dirs * gates,
+                          std::max<size_t>(kTaskProducts / (rows * input_size + 1), 1),
+                          [&](size_t k0, size_t k1) {
+                            for (size_t k = k0; k < k1; ++k) {
+                              const size_t d = k / gates, row = k % gates;
+                              const float* wk = w + k * input_size;
+                              for (size_t t = 0; t < rows; ++t)
+                                table[(d * rows + t) * gates + row] =
+                                    dot_widened(wk, xd.data() + t * input_size, input_size) + b[k];
+                            }
+                          });
+  }
+  void input(size_t d, size_t t, size_t bi, double* out) const {
+    const double* src = table.data() + ((d * steps + t) * batch + bi) * gates;
+    std::copy(src, src + gates, out);
+  }
+  void recurrent(size_t d, size_t row0, size_t rows, const double* v, double* out) const {
+    const float* rd = r + (d * gates + row0) * hidden;
+    pool->parallel_ranges(rows, std::max<size_t>(kTaskProducts / (hidden + 1), 1),
+                          [&](size_t j0, size_t j1) {
+                            for (size_t j = j0; j < j1; ++j)
+                              out[j] = dot_widened(rd + j * hidden, v, hidden);
+                          });
+  }
   static void activate(ref::RecurrentAct act, double* v, size_t n) {
     for (size_t i = 0; i < n; ++i) v[i] = ref::activate_one(act, v[i]);
   }
@@ -77,19 +122,29 @@ struct FloatOutputs {
   }
 };
 
-// The operands every recurrent op reads (lstm: c0 and peephole too).
+// The operands of a recurrent op: x, W and R read as float32 where they are (constant or not),
+// the biases, initial states and peepholes as double (constants converted once).
 struct RecurrentOperands {
-  DoubleOperand x, w, rw, bias, rbias, h0, c0, peephole;
+  OperandId x, w, r;
+  DoubleOperand bias, rbias, h0, c0, peephole;
+  size_t steps, batch, input_size, hidden, gates, dirs;
+  std::shared_ptr<ThreadPool> pool;
 
-  ref::RecurrentData read(std::span<std::byte* const> slots,
-                          std::vector<double> (&scratch)[8]) const {
-    ref::RecurrentData in{x.read(slots, scratch[0]),     w.read(slots, scratch[1]),
-                          rw.read(slots, scratch[2]),    bias.read(slots, scratch[3]),
-                          rbias.read(slots, scratch[4]), h0.read(slots, scratch[5])};
-    if (c0.count) in.c0 = c0.read(slots, scratch[6]);
-    if (peephole.count) in.peephole = peephole.read(slots, scratch[7]);
+  // Runs `steps_fn(in, math)` with the operands of this dispatch.
+  template <class F>
+  void run(std::span<std::byte* const> slots, F&& steps_fn) const {
+    thread_local std::vector<double> scratch[5], table, xd;
+    ref::RecurrentData in{rbias.read(slots, scratch[0]), h0.read(slots, scratch[1])};
+    if (c0.count) in.c0 = c0.read(slots, scratch[2]);
+    if (peephole.count) in.peephole = peephole.read(slots, scratch[3]);
     in.has_peephole = peephole.id.valid();
-    return in;
+    auto floats = [&](OperandId id) { return reinterpret_cast<const float*>(slots[id.value]); };
+    VectorMath math{floats(x), floats(w), floats(r),  bias.read(slots, scratch[4]),
+                    steps,     batch,     input_size, hidden,
+                    gates,     dirs,      pool.get(), table,
+                    xd};
+    math.prepare();
+    steps_fn(in, math);
   }
 };
 
@@ -97,11 +152,11 @@ struct LstmKernel {
   ref::LstmPlan plan;
   RecurrentOperands operands;
   void operator()(std::span<std::byte* const> slots) const {
-    thread_local std::vector<double> scratch[8];
-    const ref::RecurrentData in = operands.read(slots, scratch);
-    VectorMath math;
-    FloatOutputs out{slots, plan.out_h, plan.out_c, plan.seq, plan.dirs, plan.batch * plan.hidden};
-    ref::lstm_steps(plan, in, math, out);
+    operands.run(slots, [&](const ref::RecurrentData& in, VectorMath& math) {
+      FloatOutputs out{slots,    plan.out_h, plan.out_c,
+                       plan.seq, plan.dirs,  plan.batch * plan.hidden};
+      ref::lstm_steps(plan, in, math, out);
+    });
   }
 };
 
@@ -109,11 +164,10 @@ struct GruKernel {
   ref::GruPlan plan;
   RecurrentOperands operands;
   void operator()(std::span<std::byte* const> slots) const {
-    thread_local std::vector<double> scratch[8];
-    const ref::RecurrentData in = operands.read(slots, scratch);
-    VectorMath math;
-    FloatOutputs out{slots, plan.out, kNoOperand, plan.seq, plan.dirs, plan.batch * plan.hidden};
-    ref::gru_steps(plan, in, math, out);
+    operands.run(slots, [&](const ref::RecurrentData& in, VectorMath& math) {
+      FloatOutputs out{slots, plan.out, kNoOperand, plan.seq, plan.dirs, plan.batch * plan.hidden};
+      ref::gru_steps(plan, in, math, out);
+    });
   }
 };
 
@@ -122,28 +176,31 @@ struct GruKernel {
 std::optional<FastKernel> compile_fast_recurrent(const CompileContext& cc, const Operation& op) {
   for (OperandId id : op.inputs)
     if (id.valid() && cc.desc(id).dataType != MLOperandDataType::kFloat32) return std::nullopt;
-  const bool lstm = op.type == OpType::kLstm || op.type == OpType::kLstmCell;
-  if (lstm) {
+  auto operands = [&](const auto& p, size_t gates, OperandId c0, OperandId peephole) {
+    const size_t B = p.batch, H = p.hidden, D = p.dirs;
+    return RecurrentOperands{
+        p.x,
+        p.w,
+        p.rw,
+        DoubleOperand::of(cc, p.bias, D * gates),
+        DoubleOperand::of(cc, p.rbias, D * gates),
+        DoubleOperand::of(cc, p.h0, D * B * H),
+        c0.valid() || gates == 4 * H ? DoubleOperand::of(cc, c0, D * B * H) : DoubleOperand{},
+        gates == 4 * H ? DoubleOperand::of(cc, peephole, D * 3 * H) : DoubleOperand{},
+        p.steps,
+        B,
+        p.input_size,
+        H,
+        gates,
+        D,
+        cc.pool};
+  };
+  if (op.type == OpType::kLstm || op.type == OpType::kLstmCell) {
     const ref::LstmPlan p = ref::lstm_plan(cc.graph, op);
-    const size_t B = p.batch, I = p.input_size, H = p.hidden, G = 4 * H, D = p.dirs;
-    RecurrentOperands o{
-        DoubleOperand::of(cc, p.x, p.steps * B * I), DoubleOperand::of(cc, p.w, D * G * I),
-        DoubleOperand::of(cc, p.rw, D * G * H),      DoubleOperand::of(cc, p.bias, D * G),
-        DoubleOperand::of(cc, p.rbias, D * G),       DoubleOperand::of(cc, p.h0, D * B * H),
-        DoubleOperand::of(cc, p.c0, D * B * H),      DoubleOperand::of(cc, p.peephole, D * 3 * H)};
-    return FastKernel{LstmKernel{p, std::move(o)}, false};
+    return FastKernel{LstmKernel{p, operands(p, 4 * p.hidden, p.c0, p.peephole)}, false};
   }
   const ref::GruPlan p = ref::gru_plan(cc.graph, op);
-  const size_t B = p.batch, I = p.input_size, H = p.hidden, G = 3 * H, D = p.dirs;
-  RecurrentOperands o{DoubleOperand::of(cc, p.x, p.steps * B * I),
-                      DoubleOperand::of(cc, p.w, D * G * I),
-                      DoubleOperand::of(cc, p.rw, D * G * H),
-                      DoubleOperand::of(cc, p.bias, D * G),
-                      DoubleOperand::of(cc, p.rbias, D * G),
-                      DoubleOperand::of(cc, p.h0, D * B * H),
-                      {},
-                      {}};
-  return FastKernel{GruKernel{p, std::move(o)}, false};
+  return FastKernel{GruKernel{p, operands(p, 3 * p.hidden, kNoOperand, kNoOperand)}, false};
 }
 
 }  // namespace cppnn::cpu

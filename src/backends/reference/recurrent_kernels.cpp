@@ -32,12 +32,25 @@ void store(std::span<std::byte* const> slots, OperandId id, size_t offset, const
   for (size_t i = 0; i < count; ++i) p[i] = from_double<T>(src[i]);
 }
 
-// The reference arithmetic: dot products summed in order, activations element by element.
+// dot(a[0:n], b[0:n]) summed in order.
+double dot(const double* a, const double* b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// The reference arithmetic over double copies of x [steps, B, I], W [D, G, I], b [D, G] and
+// R [D, G, H]: dot products summed in order, activations element by element.
 struct ScalarMath {
-  static double dot(const double* a, const double* b, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
+  const double *x, *w, *b, *r;
+  size_t batch, input_size, hidden, gates;
+  void input(size_t d, size_t t, size_t bi, double* out) const {
+    const double* xt = x + (t * batch + bi) * input_size;
+    for (size_t k = 0; k < gates; ++k)
+      out[k] = dot(w + (d * gates + k) * input_size, xt, input_size) + b[d * gates + k];
+  }
+  void recurrent(size_t d, size_t row0, size_t rows, const double* v, double* out) const {
+    for (size_t j = 0; j < rows; ++j) out[j] = dot(r + (d * gates + row0 + j) * hidden, v, hidden);
   }
   static void activate(RecurrentAct act, double* v, size_t n) {
     for (size_t i = 0; i < n; ++i) v[i] = activate_one(act, v[i]);
@@ -68,8 +81,8 @@ void run_gru(const GruPlan& p, std::span<std::byte* const> slots) {
   const std::vector<double> bias = load<T>(slots, p.bias, p.dirs * G);
   const std::vector<double> rbias = load<T>(slots, p.rbias, p.dirs * G);
   const std::vector<double> h0 = load<T>(slots, p.h0, p.dirs * B * H);
-  const RecurrentData in{x.data(), w.data(), rw.data(), bias.data(), rbias.data(), h0.data()};
-  ScalarMath math;
+  const RecurrentData in{rbias.data(), h0.data()};
+  ScalarMath math{x.data(), w.data(), bias.data(), rw.data(), B, I, H, G};
   Outputs<T> out{slots, p.out, kNoOperand, p.seq, p.dirs, B * H};
   gru_steps(p, in, math, out);
 }
@@ -85,11 +98,11 @@ void run_lstm(const LstmPlan& p, std::span<std::byte* const> slots) {
   const std::vector<double> peep = load<T>(slots, p.peephole, p.dirs * 3 * H);
   const std::vector<double> h0 = load<T>(slots, p.h0, p.dirs * B * H);
   const std::vector<double> c0 = load<T>(slots, p.c0, p.dirs * B * H);
-  RecurrentData in{x.data(), w.data(), rw.data(), bias.data(), rbias.data(), h0.data()};
+  RecurrentData in{rbias.data(), h0.data()};
   in.c0 = c0.data();
   in.peephole = peep.data();
   in.has_peephole = p.peephole.valid();
-  ScalarMath math;
+  ScalarMath math{x.data(), w.data(), bias.data(), rw.data(), B, I, H, G};
   Outputs<T> out{slots, p.out_h, p.out_c, p.seq, p.dirs, B * H};
   lstm_steps(p, in, math, out);
 }

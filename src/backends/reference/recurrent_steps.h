@@ -4,9 +4,9 @@
 // steps = 1 and one forward direction. Gate pre-activations sum W·x + b + R·h + rb (absent biases
 // and initial states are 0), computed for every gate row of a step into one array, then activated
 // a gate at a time. Direction "backward" (and the second direction of "both") walks the steps from
-// last to first; the returned sequence is indexed by time step. A Math policy supplies
-// dot(a, b, n) (double) and activate(act, values, n) (in place), so a backend chooses how they run;
-// an Output policy receives each state as it is produced.
+// last to first; the returned sequence is indexed by time step. A Math policy supplies the input
+// and recurrent products and the activations (below), so a backend chooses how they run; an Output
+// policy receives each state as it is produced.
 #pragma once
 
 #include <cmath>
@@ -56,12 +56,19 @@ struct LstmPlan {
 GruPlan gru_plan(const Graph& graph, const Operation& op);
 LstmPlan lstm_plan(const Graph& graph, const Operation& op);
 
-// The operands of a plan as double arrays (absent ones all zeros), per direction first.
+// The operands the algorithm reads itself, as double arrays per direction first (absent ones all
+// zeros); the input, the weights and the bias are the Math policy's (see below).
 struct RecurrentData {
-  const double *x, *w, *rw, *bias, *rbias, *h0;
+  const double *rbias, *h0;
   const double *c0 = nullptr, *peephole = nullptr;  // lstm
   bool has_peephole = false;
 };
+
+// A Math policy provides, for direction d:
+//   input(d, t, bi, out):       out[k] = W_k·x[t, bi] + b_k for every gate row k (G values)
+//   recurrent(d, row0, rows, v, out): out[j] = R_{row0 + j}·v for j < rows (v: H values)
+//   activate(act, values, n):   in place
+// each in double (the reference sums the dot products in order).
 
 // gru: per direction and step, z/r = f(W·x + b + R·h + rb); n = g(Wn·x + bn + r⊙(Rn·h + rbn))
 // with resetAfter, else g(Wn·x + bn + Rn·(r⊙h) + rbn); h' = z⊙h + (1−z)⊙n. out.state(d, h)
@@ -69,38 +76,35 @@ struct RecurrentData {
 // out.step(t, d, h) every state ([B·H] values each).
 template <class Math, class Output>
 void gru_steps(const GruPlan& p, const RecurrentData& in, Math& math, Output& out) {
-  const size_t B = p.batch, I = p.input_size, H = p.hidden, G = 3 * H;
-  std::vector<double> h(B * H), next(B * H), pre(G), rh(H);
+  const size_t B = p.batch, H = p.hidden, G = 3 * H;
+  std::vector<double> h(B * H), next(B * H), pre(G), rec(H), rh(H);
   for (size_t d = 0; d < p.dirs; ++d) {
-    const double* W = in.w + d * G * I;
-    const double* R = in.rw + d * G * H;
-    const double* b = in.bias + d * G;
     const double* rb = in.rbias + d * G;
     h.assign(in.h0 + d * B * H, in.h0 + (d + 1) * B * H);
     const bool reverse = p.backward || d == 1;
     for (size_t s = 0; s < p.steps; ++s) {
       const size_t t = reverse ? p.steps - 1 - s : s;
       for (size_t bi = 0; bi < B; ++bi) {
-        const double* xt = in.x + (t * B + bi) * I;
         const double* ht = h.data() + bi * H;
+        math.input(d, t, bi, pre.data());
         double* zg = pre.data() + p.z * H;
         double* rg = pre.data() + p.r * H;
         double* ng = pre.data() + p.n * H;
-        for (size_t j = 0; j < H; ++j) {
-          const size_t kz = p.z * H + j, kr = p.r * H + j, kn = p.n * H + j;
-          zg[j] = math.dot(W + kz * I, xt, I) + b[kz] + math.dot(R + kz * H, ht, H) + rb[kz];
-          rg[j] = math.dot(W + kr * I, xt, I) + b[kr] + math.dot(R + kr * H, ht, H) + rb[kr];
-          ng[j] = math.dot(W + kn * I, xt, I) + b[kn];
+        for (double* gate : {zg, rg}) {
+          const size_t row0 = size_t(gate - pre.data());
+          math.recurrent(d, row0, H, ht, rec.data());
+          for (size_t j = 0; j < H; ++j) gate[j] = (gate[j] + rec[j]) + rb[row0 + j];
         }
         math.activate(p.f, zg, H);
         math.activate(p.f, rg, H);
+        const double* rbn = rb + p.n * H;
         if (p.reset_after) {
-          for (size_t j = 0; j < H; ++j)
-            ng[j] += rg[j] * (math.dot(R + (p.n * H + j) * H, ht, H) + rb[p.n * H + j]);
+          math.recurrent(d, p.n * H, H, ht, rec.data());
+          for (size_t j = 0; j < H; ++j) ng[j] += rg[j] * (rec[j] + rbn[j]);
         } else {
           for (size_t j = 0; j < H; ++j) rh[j] = rg[j] * ht[j];
-          for (size_t j = 0; j < H; ++j)
-            ng[j] += math.dot(R + (p.n * H + j) * H, rh.data(), H) + rb[p.n * H + j];
+          math.recurrent(d, p.n * H, H, rh.data(), rec.data());
+          for (size_t j = 0; j < H; ++j) ng[j] += rec[j] + rbn[j];
         }
         math.activate(p.g, ng, H);
         for (size_t j = 0; j < H; ++j) next[bi * H + j] = zg[j] * ht[j] + (1 - zg[j]) * ng[j];
@@ -117,12 +121,9 @@ void gru_steps(const GruPlan& p, const RecurrentData& in, Math& math, Output& ou
 // out.state(d, h, c) receives the final states, out.step(t, d, h) every hidden state.
 template <class Math, class Output>
 void lstm_steps(const LstmPlan& p, const RecurrentData& in, Math& math, Output& out) {
-  const size_t B = p.batch, I = p.input_size, H = p.hidden, G = 4 * H;
-  std::vector<double> h(B * H), c(B * H), next_h(B * H), next_c(B * H), pre(G);
+  const size_t B = p.batch, H = p.hidden, G = 4 * H;
+  std::vector<double> h(B * H), c(B * H), next_h(B * H), next_c(B * H), pre(G), rec(G);
   for (size_t d = 0; d < p.dirs; ++d) {
-    const double* W = in.w + d * G * I;
-    const double* R = in.rw + d * G * H;
-    const double* b = in.bias + d * G;
     const double* rb = in.rbias + d * G;
     const double* pi = in.peephole ? in.peephole + d * 3 * H : nullptr;  // order i, o, f
     h.assign(in.h0 + d * B * H, in.h0 + (d + 1) * B * H);
@@ -131,11 +132,11 @@ void lstm_steps(const LstmPlan& p, const RecurrentData& in, Math& math, Output& 
     for (size_t s = 0; s < p.steps; ++s) {
       const size_t t = reverse ? p.steps - 1 - s : s;
       for (size_t bi = 0; bi < B; ++bi) {
-        const double* xt = in.x + (t * B + bi) * I;
         const double* ht = h.data() + bi * H;
         const double* ct = c.data() + bi * H;
-        for (size_t k = 0; k < G; ++k)
-          pre[k] = math.dot(W + k * I, xt, I) + b[k] + math.dot(R + k * H, ht, H) + rb[k];
+        math.input(d, t, bi, pre.data());
+        math.recurrent(d, 0, G, ht, rec.data());
+        for (size_t k = 0; k < G; ++k) pre[k] = (pre[k] + rec[k]) + rb[k];
         double* ig = pre.data() + p.i * H;
         double* fg = pre.data() + p.f * H;
         double* gg = pre.data() + p.g * H;
