@@ -1,11 +1,12 @@
 // lstm, lstmCell, gru and gruCell on the cpu backend (webnn-spec.md §2 rows 61, 62, 53, 54),
-// float32: the reference's algorithm and double arithmetic (reference/recurrent_steps.h, so results
-// round to the same float32 values but for the order of the dot products' sums). The weights stay
-// float32 and are widened in registers (the products are the reference's); the input products
-// W·x + b of every step are computed up front, reading each weight row once for all steps; the
-// recurrent products of a step and the input rows are split over the pool; the gate dot products
-// are vector code (8 double lanes, two accumulators). Biases, initial states and peepholes are
-// converted to double once at build when constant.
+// float32: the reference's algorithm and double arithmetic (reference/recurrent_steps.h), with the
+// same products summed in the same order, so the results round to the reference's but in rare
+// ties (fused multiply-adds, and vector double exp and tanh a few double ULP from the C
+// library's). The weights
+// stay float32, transposed once so that the gate rows are columns summed 16 at a time in vector
+// code and widened to double in registers; the input products W·x + b of every step are computed
+// up front (each weight read once per four steps); the gate columns are split over the pool.
+// Biases, initial states and peepholes are converted to double once at build when constant.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -13,34 +14,115 @@
 #include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/simd.h"
+#include "src/backends/cpu/vector_math.h"
 #include "src/backends/reference/recurrent_steps.h"
 
 namespace cppnn::cpu {
 namespace {
 
-// dot(a[0:n], b[0:n]) in double, a float32 row widened in registers (every product is the
-// reference's: a float32 value is exact in double), 16 products at a time.
-CPPNN_CPU_CLONES double dot_widened(const float* a, const double* b, size_t n) {
-  simd::VD s0 = simd::VD{}, s1 = simd::VD{};
+// The activation of v[0:n] in place, 8 lanes at a time (vector_math.h's double functions).
+CPPNN_CPU_CLONES void activate_doubles(ref::RecurrentAct act, double* v, size_t n) {
+  auto apply = [act](auto x) CPPNN_SIMD_LAMBDA {
+    switch (act) {
+      case ref::RecurrentAct::kSigmoid:
+        return vmath::sigmoid_double(x);
+      case ref::RecurrentAct::kTanh:
+        return vmath::tanh_double(x);
+      default:  // relu: x for x >= 0 and NaN, else 0
+        return simd::sel(x < 0.0, x - x, x);
+    }
+  };
   size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    s0 += simd::load_double(a + i) * simd::load(b + i);
-    s1 += simd::load_double(a + i + 8) * simd::load(b + i + 8);
-  }
-  double tail = 0;
-  for (; i < n; ++i) tail += double(a[i]) * b[i];
-  return simd::sum_lanes(s0 + s1) + tail;
+  for (; i + 8 <= n; i += 8) simd::store(v + i, apply(simd::load(v + i)));
+  for (; i < n; ++i) v[i] = apply(v[i]);
 }
 
-// Products per pool task at least.
-constexpr size_t kTaskProducts = 32 * 1024;
+// Up to kVectors vectors at once.
+constexpr size_t kVectors = 4;
 
-// The cpu arithmetic over the float32 operands: the input products W·x + b of every step computed
-// up front, a weight row read once for all steps (rows split over the pool), and the recurrent
-// products R·h of a step split over the pool by rows; all in double.
+// Rows of a chunk: the rows of the weight read side by side (each one sequentially).
+constexpr size_t kChunkRows = 32;
+
+// outs[t][k] += Σ_i rows[i·ld + k]·vs[t][i] for t < count (at most kVectors), k in [k0, k1) and
+// i in [0, m), in double with the float32 rows widened: each sum taken in order of i, as the
+// reference's dot product sums (the products and sums are the reference's, but for fused
+// multiply-adds rounding once where the reference rounds twice). Chunks of
+// kChunkRows rows are swept across the columns (sequential reads of each row), 32 columns at a
+// time with a row's values reused for every vector.
+template <size_t count>
+CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_t m,
+                                             const double* const* vs, double* const* outs,
+                                             size_t k0, size_t k1) {
+  for (size_t i0 = 0; i0 < m; i0 += kChunkRows) {
+    const size_t i1 = std::min(m, i0 + kChunkRows);
+    size_t k = k0;
+    // 32 columns: four independent sums per vector (each sum's additions stay in order, so a
+    // sum waits on the previous addition's latency; four of them keep the FMA units busy).
+    for (; k + 32 <= k1; k += 32) {
+      simd::VD acc[kVectors][4];
+      for (size_t t = 0; t < count; ++t)
+        for (size_t q = 0; q < 4; ++q) acc[t][q] = simd::load(outs[t] + k + 8 * q);
+      for (size_t i = i0; i < i1; ++i) {
+        simd::VD w[4];
+        for (size_t q = 0; q < 4; ++q) w[q] = simd::load_double(rows + i * ld + k + 8 * q);
+        for (size_t t = 0; t < count; ++t)
+          for (size_t q = 0; q < 4; ++q) acc[t][q] += w[q] * vs[t][i];
+      }
+      for (size_t t = 0; t < count; ++t)
+        for (size_t q = 0; q < 4; ++q) simd::store(outs[t] + k + 8 * q, acc[t][q]);
+    }
+    for (; k + 8 <= k1; k += 8) {
+      simd::VD acc[kVectors];
+      for (size_t t = 0; t < count; ++t) acc[t] = simd::load(outs[t] + k);
+      for (size_t i = i0; i < i1; ++i) {
+        const simd::VD w = simd::load_double(rows + i * ld + k);
+        for (size_t t = 0; t < count; ++t) acc[t] += w * vs[t][i];
+      }
+      for (size_t t = 0; t < count; ++t) simd::store(outs[t] + k, acc[t]);
+    }
+    for (; k < k1; ++k)
+      for (size_t t = 0; t < count; ++t) {
+        double acc = outs[t][k];
+        for (size_t i = i0; i < i1; ++i) acc += double(rows[i * ld + k]) * vs[t][i];
+        outs[t][k] = acc;
+      }
+  }
+}
+
+// accumulate_columns_of for a count of vectors known at run time.
+CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
+                                         const double* const* vs, size_t count, double* const* outs,
+                                         size_t k0, size_t k1) {
+  switch (count) {
+    case 1:
+      return accumulate_columns_of<1>(rows, ld, m, vs, outs, k0, k1);
+    case 2:
+      return accumulate_columns_of<2>(rows, ld, m, vs, outs, k0, k1);
+    case 3:
+      return accumulate_columns_of<3>(rows, ld, m, vs, outs, k0, k1);
+    default:
+      return accumulate_columns_of<kVectors>(rows, ld, m, vs, outs, k0, k1);
+  }
+}
+
+// Columns per pool task at least.
+constexpr size_t kTaskColumns = 64;
+
+// A [D, rows, cols] float32 weight transposed to [D, cols, rows] (gate rows become columns).
+std::vector<float> transposed(const float* w, size_t dirs, size_t rows, size_t cols) {
+  std::vector<float> t(dirs * rows * cols);
+  for (size_t d = 0; d < dirs; ++d)
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) t[(d * cols + c) * rows + r] = w[(d * rows + r) * cols + c];
+  return t;
+}
+
+// The cpu arithmetic over the weights transposed (gate rows as columns): the input products
+// W·x + b of every step computed up front (each weight read once for every kVectors steps), the
+// recurrent products R·h of a step as the same column sums; gate columns split over the pool.
 struct VectorMath {
-  const float *x, *w, *r;  // x [steps, B, I], W [D, G, I], R [D, G, H]
-  const double* b;         // [D, G]
+  const float *x, *wt, *rt;  // x [steps, B, I], Wᵀ [D, I, G], Rᵀ [D, H, G]
+  const double* b;           // [D, G]
   size_t steps, batch, input_size, hidden, gates, dirs;
   ThreadPool* pool;
   std::vector<double>& table;  // [D, steps·B, G]: W·x + b
@@ -49,34 +131,36 @@ struct VectorMath {
   void prepare() {
     const size_t rows = steps * batch;
     xd.assign(x, x + rows * input_size);
-    table.resize(dirs * rows * gates);
-    pool->parallel_ranges(dirs * gates,
-                          std::max<size_t>(kTaskProducts / (rows * input_size + 1), 1),
-                          [&](size_t k0, size_t k1) {
-                            for (size_t k = k0; k < k1; ++k) {
-                              const size_t d = k / gates, row = k % gates;
-                              const float* wk = w + k * input_size;
-                              for (size_t t = 0; t < rows; ++t)
-                                table[(d * rows + t) * gates + row] =
-                                    dot_widened(wk, xd.data() + t * input_size, input_size) + b[k];
-                            }
-                          });
+    table.assign(dirs * rows * gates, 0.0);
+    for (size_t d = 0; d < dirs; ++d)
+      for (size_t t0 = 0; t0 < rows; t0 += kVectors) {
+        const size_t count = std::min(kVectors, rows - t0);
+        const double* vs[kVectors];
+        double* outs[kVectors];
+        for (size_t t = 0; t < count; ++t) {
+          vs[t] = xd.data() + (t0 + t) * input_size;
+          outs[t] = table.data() + (d * rows + t0 + t) * gates;
+        }
+        pool->parallel_ranges(gates, kTaskColumns, [&](size_t k0, size_t k1) {
+          accumulate_columns(wt + d * input_size * gates, gates, input_size, vs, count, outs, k0,
+                             k1);
+        });
+        for (size_t t = 0; t < count; ++t)
+          for (size_t k = 0; k < gates; ++k) outs[t][k] += b[d * gates + k];
+      }
   }
   void input(size_t d, size_t t, size_t bi, double* out) const {
     const double* src = table.data() + ((d * steps + t) * batch + bi) * gates;
     std::copy(src, src + gates, out);
   }
   void recurrent(size_t d, size_t row0, size_t rows, const double* v, double* out) const {
-    const float* rd = r + (d * gates + row0) * hidden;
-    pool->parallel_ranges(rows, std::max<size_t>(kTaskProducts / (hidden + 1), 1),
-                          [&](size_t j0, size_t j1) {
-                            for (size_t j = j0; j < j1; ++j)
-                              out[j] = dot_widened(rd + j * hidden, v, hidden);
-                          });
+    std::fill(out, out + rows, 0.0);
+    double* outs[1] = {out - row0};
+    pool->parallel_ranges(rows, kTaskColumns, [&](size_t j0, size_t j1) {
+      accumulate_columns(rt + d * hidden * gates, gates, hidden, &v, 1, outs, row0 + j0, row0 + j1);
+    });
   }
-  static void activate(ref::RecurrentAct act, double* v, size_t n) {
-    for (size_t i = 0; i < n; ++i) v[i] = ref::activate_one(act, v[i]);
-  }
+  static void activate(ref::RecurrentAct act, double* v, size_t n) { activate_doubles(act, v, n); }
 };
 
 // An operand read as double: a constant converted once at build, or a runtime one at each
@@ -122,10 +206,12 @@ struct FloatOutputs {
   }
 };
 
-// The operands of a recurrent op: x, W and R read as float32 where they are (constant or not),
-// the biases, initial states and peepholes as double (constants converted once).
+// The operands of a recurrent op: x read as float32 where it is, W and R transposed (constants
+// once), the biases, initial states and peepholes as double (constants converted once).
 struct RecurrentOperands {
   OperandId x, w, r;
+  // Wᵀ and Rᵀ transposed once when the weights are constants (else at each dispatch).
+  std::shared_ptr<const std::vector<float>> wt, rt;
   DoubleOperand bias, rbias, h0, c0, peephole;
   size_t steps, batch, input_size, hidden, gates, dirs;
   std::shared_ptr<ThreadPool> pool;
@@ -134,14 +220,25 @@ struct RecurrentOperands {
   template <class F>
   void run(std::span<std::byte* const> slots, F&& steps_fn) const {
     thread_local std::vector<double> scratch[5], table, xd;
+    thread_local std::vector<float> wt_scratch, rt_scratch;
     ref::RecurrentData in{rbias.read(slots, scratch[0]), h0.read(slots, scratch[1])};
     if (c0.count) in.c0 = c0.read(slots, scratch[2]);
     if (peephole.count) in.peephole = peephole.read(slots, scratch[3]);
     in.has_peephole = peephole.id.valid();
     auto floats = [&](OperandId id) { return reinterpret_cast<const float*>(slots[id.value]); };
-    VectorMath math{floats(x), floats(w), floats(r),  bias.read(slots, scratch[4]),
-                    steps,     batch,     input_size, hidden,
-                    gates,     dirs,      pool.get(), table,
+    const float* wt_data = wt ? wt->data() : nullptr;
+    const float* rt_data = rt ? rt->data() : nullptr;
+    if (!wt_data) {
+      wt_scratch = transposed(floats(w), dirs, gates, input_size);
+      wt_data = wt_scratch.data();
+    }
+    if (!rt_data) {
+      rt_scratch = transposed(floats(r), dirs, gates, hidden);
+      rt_data = rt_scratch.data();
+    }
+    VectorMath math{floats(x), wt_data, rt_data,    bias.read(slots, scratch[4]),
+                    steps,     batch,   input_size, hidden,
+                    gates,     dirs,    pool.get(), table,
                     xd};
     math.prepare();
     steps_fn(in, math);
@@ -178,10 +275,18 @@ std::optional<FastKernel> compile_fast_recurrent(const CompileContext& cc, const
     if (id.valid() && cc.desc(id).dataType != MLOperandDataType::kFloat32) return std::nullopt;
   auto operands = [&](const auto& p, size_t gates, OperandId c0, OperandId peephole) {
     const size_t B = p.batch, H = p.hidden, D = p.dirs;
+    auto transposed_constant = [&](OperandId id, size_t cols) {
+      const std::byte* bytes = cc.constant(id);
+      return bytes ? std::make_shared<const std::vector<float>>(
+                         transposed(reinterpret_cast<const float*>(bytes), D, gates, cols))
+                   : nullptr;
+    };
     return RecurrentOperands{
         p.x,
         p.w,
         p.rw,
+        transposed_constant(p.w, p.input_size),
+        transposed_constant(p.rw, H),
         DoubleOperand::of(cc, p.bias, D * gates),
         DoubleOperand::of(cc, p.rbias, D * gates),
         DoubleOperand::of(cc, p.h0, D * B * H),

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // Every function written over VF (here, vector_math.h, and the lambdas of the loops using them)
 // must be inlined into the clone that calls it (CPPNN_SIMD_INLINE): an out-of-line copy would be
@@ -48,11 +49,11 @@ CPPNN_SIMD_INLINE VD load_double(const float* p) {
 
 // The scalar or vector of type V with every lane c.
 template <class V>
-CPPNN_SIMD_INLINE V splat(float c) {
-  if constexpr (sizeof(V) == sizeof(float))
-    return c;
+CPPNN_SIMD_INLINE V splat(double c) {
+  if constexpr (std::is_arithmetic_v<V>)
+    return static_cast<V>(c);
   else
-    return V{} + c;
+    return V{} + static_cast<decltype(V{}[0] + 0)>(c);
 }
 
 // mask ? a : b lane by lane (the mask of a comparison: bool for float, all-ones lanes for VF).
@@ -82,8 +83,24 @@ CPPNN_SIMD_INLINE float as_float(int32_t i) {
 CPPNN_SIMD_INLINE VF as_float(VI i) {
   return std::bit_cast<VF>(i);
 }
+// The same for double and int64.
+CPPNN_SIMD_INLINE int64_t to_int(double x) {
+  return static_cast<int64_t>(x);
+}
+CPPNN_SIMD_INLINE VL to_int(VD x) {
+  return __builtin_convertvector(x, VL);
+}
+CPPNN_SIMD_INLINE double as_double(int64_t i) {
+  return std::bit_cast<double>(i);
+}
+CPPNN_SIMD_INLINE VD as_double(VL i) {
+  return std::bit_cast<VD>(i);
+}
+CPPNN_SIMD_INLINE void store(double* p, VD v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
-// The lanes of v summed in order, and the largest lane.
+// The lanes of v summed in order.
 CPPNN_SIMD_INLINE double sum_lanes(VD v) {
   double s = 0;
   for (size_t i = 0; i < 8; ++i) s += v[i];

@@ -116,4 +116,56 @@ CPPNN_SIMD_INLINE V gelu(V x) {
   return sel(x < 0.0f, 0.5f * x * erfc, pos);  // NaN goes to pos, which keeps it
 }
 
+// e^x in double within 2 ULP of double (x = n·ln2 + r with ln2 in two parts, e^r by its Taylor
+// series to r^13, 2^n applied as two powers of two): results rounded to float32 are the reference's
+// std::exp ones but in the rarest ties. NaN stays NaN; overflow gives +Inf, underflow 0.
+template <class V>
+CPPNN_SIMD_INLINE V exp_double(V x) {
+  using simd::as_double;
+  const auto nan = x != x;
+  V v = sel(nan, splat<V>(0.0), x);
+  v = sel(v < -746.0, splat<V>(-746.0), v);  // e^-746 rounds to 0
+  v = sel(v > 710.0, splat<V>(710.0), v);    // e^710 overflows
+  const V n = (v * 1.4426950408889634 + 6755399441055744.0) - 6755399441055744.0;  // round
+  V r = v - n * 0.6931471803691238;  // ln2's high part (exact products for |n| < 2^11)
+  r = r - n * 1.9082149292705877e-10;
+  V p = splat<V>(1.0 / 6227020800.0);  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  const V er = (p * r) * r + r + 1.0;
+  const auto ni = to_int(n);  // in [-1077, 1025]
+  const auto half = ni >> 1;
+  const V y = (er * as_double((half + 1023) << 52)) * as_double((ni - half + 1023) << 52);
+  return sel(nan, x, y);
+}
+
+// 1 / (1 + e^-x) in double, as the reference computes it.
+template <class V>
+CPPNN_SIMD_INLINE V sigmoid_double(V x) {
+  return 1.0 / (1.0 + exp_double(-x));
+}
+
+// tanh(x) in double within a few ULP of double: sign(x)·(1 − e)/(1 + e) with e = e^-2|x|, and the
+// series x − x³/3 + 2x⁵/15 − 17x⁷/315 for |x| < 2^-7 (where 1 − e would cancel).
+template <class V>
+CPPNN_SIMD_INLINE V tanh_double(V x) {
+  const auto negative = x < 0.0;
+  const V a = sel(negative, -x, x);
+  const V e = exp_double(-2.0 * a);
+  const V t = (1.0 - e) / (1.0 + e);
+  const V z = x * x;
+  const V series = x + x * z * (-1.0 / 3.0 + z * (2.0 / 15.0 + z * (-17.0 / 315.0)));
+  const V big = sel(negative, -t, t);
+  return sel(a < 0.0078125, series, big);  // NaN: a < … is false, t is NaN
+}
+
 }  // namespace cppnn::cpu::vmath
