@@ -471,7 +471,7 @@ TEST_F(CpuConvMatmul, Conv2dDeepAndWide) {
 }
 
 // Odd and tiny sizes: 1×1 planes, single channels, windows wider than the input, padding only
-// one side.
+// one side, few output positions.
 TEST_F(CpuConvMatmul, Conv2dOddSizes) {
   struct Odd {
     uint32_t n, cin, h, w, cout, kh, kw, groups;
@@ -486,6 +486,11 @@ TEST_F(CpuConvMatmul, Conv2dOddSizes) {
       {2, 4, 2, 33, 4, 1, 1, 2, {0, 0, 0, 0}, {1, 1}},
       {1, 1, 40, 1, 1, 3, 1, 1, {1, 1, 0, 0}, {3, 1}},
       {1, 6, 7, 7, 33, 1, 1, 3, {0, 0, 0, 0}, {2, 3}},
+      // Few output positions (below 16 per image): a filter bank over one channel, one image
+      // (dot products) and eight (one GEMM across the images), and a grouped one.
+      {1, 1, 1, 1280, 20, 1, 512, 1, {0, 0, 0, 0}, {1, 160}},
+      {8, 1, 1, 640, 40, 1, 256, 1, {0, 0, 0, 0}, {1, 128}},
+      {5, 4, 3, 5, 6, 3, 3, 2, {1, 1, 1, 1}, {2, 2}},
   };
   uint32_t round = 0;
   for (const Odd& o : odds) {

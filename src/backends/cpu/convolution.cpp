@@ -3,7 +3,10 @@
 // of the filter (packed once at build as [Cout/g, Cin/g·kh·kw]) with the input's implicit im2col
 // matrix [Cin/g·kh·kw, OH·OW], packed block by block straight from the image (no im2col buffer),
 // or with the input planes themselves for a 1×1 convolution without stride or padding. The bias
-// and the fused activations are applied while the output tile is in cache.
+// and the fused activations are applied while the output tile is in cache. With fewer than 16
+// output positions per image (short-time Fourier transforms as convolutions, the last layers of
+// audio encoders) the patches are gathered once and each output is a dot product with a filter
+// row, output channels split over the pool.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -11,6 +14,7 @@
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/nchw_adapter.h"
+#include "src/backends/cpu/row_math.h"
 #include "src/ops/convolution_params.h"
 
 namespace cppnn::cpu {
@@ -112,11 +116,35 @@ std::vector<float> filter_oihw(const float* w, const Dims& shape, FilterAxes axe
   return out;
 }
 
-// What the kernel keeps: the packed filter of each group, the bias and the epilogue.
+// Output positions per image below which a convolution runs as dot products (a GEMM tile is 32
+// positions wide: a short-time Fourier transform's few frames would waste most of it).
+constexpr size_t kFewPositions = 16;
+
+// The im2col columns of one image and group as rows: patches[j·depth + l] for output position j
+// and l = (ci, ky, kx), 0 in the padding.
+void gather_patches(const ConvShape& s, const float* x, float* patches) {
+  const size_t depth = s.depth(), window = s.kh * s.kw;
+  for (size_t oy = 0; oy < s.out_h; ++oy)
+    for (size_t ox = 0; ox < s.out_w; ++ox) {
+      float* p = patches + (oy * s.out_w + ox) * depth;
+      for (size_t l = 0; l < depth; ++l) {
+        const size_t ci = l / window, ky = (l % window) / s.kw, kx = l % s.kw;
+        const int64_t iy = int64_t(oy) * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h;
+        const int64_t ix = int64_t(ox) * s.stride_w - s.pad_left + int64_t(kx) * s.dilation_w;
+        p[l] = iy >= 0 && iy < int64_t(s.in_h) && ix >= 0 && ix < int64_t(s.in_w)
+                   ? x[(ci * s.in_h + size_t(iy)) * s.in_w + size_t(ix)]
+                   : 0.0f;
+      }
+    }
+}
+
+// What the kernel keeps: the packed filter of each group (or, for few output positions, the
+// filter rows), the bias and the epilogue.
 struct ConvKernel {
   ConvShape s;
   OperandId input, bias, output;
   std::shared_ptr<const std::vector<PackedA>> filters;  // per group
+  std::shared_ptr<const std::vector<float>> rows;       // OIHW, when out_h·out_w < kFewPositions
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
   bool nhwc = false;  // the tensors are NHWC: run on NCHW copies (nchw_adapter.h)
@@ -127,8 +155,56 @@ struct ConvKernel {
                     [this](const float* x, float* y, const float* b) { run(x, y, b); });
   }
 
+  // The convolution on NCHW data with few output positions per image: the patches of every
+  // image gathered once; with few positions in all, each output a dot product of a filter row and
+  // a patch; else one GEMM of the filter with the patches of every image side by side (so the
+  // GEMM's tiles are filled across images), scattered back per image.
+  void run_few(const float* x, float* y, const float* b) const {
+    const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w, depth = s.depth();
+    const size_t columns = s.batches * out_plane;
+    thread_local std::vector<float> patches, matrix, product;
+    for (size_t g = 0; g < s.groups; ++g) {
+      const size_t o0 = g * s.out_per_group();
+      patches.resize(columns * depth);
+      for (size_t n = 0; n < s.batches; ++n)
+        gather_patches(s, x + (n * s.in_channels + g * s.in_per_group()) * in_plane,
+                       patches.data() + n * out_plane * depth);
+      if (!rows) {  // [depth, columns] for the GEMM, then [out/g, columns] back per image
+        matrix.resize(depth * columns);
+        for (size_t j = 0; j < columns; ++j)
+          for (size_t l = 0; l < depth; ++l) matrix[l * columns + j] = patches[j * depth + l];
+        product.resize(s.out_per_group() * columns);
+        GemmOutput out;
+        out.c = product.data();
+        out.ldc = columns;
+        out.row_bias = b ? b + o0 : nullptr;
+        out.epilogue = epilogue ? &*epilogue : nullptr;
+        gemm((*filters)[g], MatrixBPacker(matrix.data(), columns, 1), columns, out, pool.get());
+        for (size_t n = 0; n < s.batches; ++n)
+          for (size_t o = 0; o < s.out_per_group(); ++o)
+            std::memcpy(y + (n * s.out_channels + o0 + o) * out_plane,
+                        product.data() + o * columns + n * out_plane, out_plane * sizeof(float));
+        continue;
+      }
+      const float* pp = patches.data();
+      pool->parallel_ranges(s.out_per_group(), std::max<size_t>(8192 / (depth * columns + 1), 1),
+                            [&](size_t a, size_t e) {
+                              for (size_t o = o0 + a; o < o0 + e; ++o)
+                                for (size_t n = 0; n < s.batches; ++n) {
+                                  float* yo = y + (n * s.out_channels + o) * out_plane;
+                                  const float* wo = rows->data() + o * depth;
+                                  for (size_t j = 0; j < out_plane; ++j)
+                                    yo[j] = rows::dot(wo, pp + (n * out_plane + j) * depth, depth) +
+                                            (b ? b[o] : 0.0f);
+                                  if (epilogue) epilogue->apply(yo, out_plane);
+                                }
+                            });
+    }
+  }
+
   // The convolution on NCHW data.
   void run(const float* x, float* y, const float* b) const {
+    if (s.out_h * s.out_w < kFewPositions) return run_few(x, y, b);
     const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
     for (size_t n = 0; n < s.batches; ++n) {
       for (size_t g = 0; g < s.groups; ++g) {
@@ -168,17 +244,23 @@ std::optional<FastKernel> compile_fast_conv2d(const CompileContext& cc, const Op
   if (s.groups == 0 || s.in_channels % s.groups != 0 || s.out_channels % s.groups != 0 ||
       fd.in_channels != s.in_per_group())
     return std::nullopt;
-  const std::vector<float> w =
+  std::vector<float> w =
       filter_oihw(reinterpret_cast<const float*>(cc.constant(filter)), cc.desc(filter).shape, fa);
   auto filters = std::make_shared<std::vector<PackedA>>();
-  for (size_t g = 0; g < s.groups; ++g)
-    filters->push_back(PackedA::pack(w.data() + g * s.out_per_group() * s.depth(),
-                                     s.out_per_group(), s.depth(), s.depth(), 1));
+  std::shared_ptr<const std::vector<float>> rows;
+  if (s.out_h * s.out_w < kFewPositions && s.batches * s.out_h * s.out_w < kFewPositions) {
+    rows = std::make_shared<const std::vector<float>>(std::move(w));
+  } else {
+    for (size_t g = 0; g < s.groups; ++g)
+      filters->push_back(PackedA::pack(w.data() + g * s.out_per_group() * s.depth(),
+                                       s.out_per_group(), s.depth(), s.depth(), 1));
+  }
   ConvKernel k{s,
                input,
                bias,
                op.outputs[0],
                std::move(filters),
+               std::move(rows),
                Epilogue::from(op.activations),
                cc.pool,
                o.inputLayout == MLInputOperandLayout::kNhwc};

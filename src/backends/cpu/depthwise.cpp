@@ -163,7 +163,8 @@ struct DepthwiseKernel {
 }  // namespace
 
 // conv2d (§2 row 7) when it is depthwise: float32 NCHW, groups == Cin, filterCin == 1, a
-// constant finite filter; nullopt otherwise (the GEMM convolution or the reference runs it).
+// constant finite filter, not a single channel with more than 8 filters; nullopt otherwise (the
+// GEMM convolution or the reference runs it).
 std::optional<FastKernel> compile_fast_depthwise_conv2d(const CompileContext& cc,
                                                         const Operation& op) {
   const auto& o = attrs_of<OpType::kConv2d>(op.attrs).options;
@@ -191,6 +192,9 @@ std::optional<FastKernel> compile_fast_depthwise_conv2d(const CompileContext& cc
   s.stride_h = win.strides[0], s.stride_w = win.strides[1];
   s.dilation_h = win.dilations[0], s.dilation_w = win.dilations[1];
   if (s.batches == 0 || s.out_h == 0 || s.out_w == 0 || s.kh == 0 || s.kw == 0) return std::nullopt;
+  // One input channel with many filters is an ordinary convolution (a short-time Fourier
+  // transform's bank of frames): the GEMM or the dot products serve it better.
+  if (s.channels == 1 && s.multiplier > 8) return std::nullopt;
 
   // The filter as [Cout][kh][kw], read through its layout's strides; every value finite (the
   // zero padding relies on it).

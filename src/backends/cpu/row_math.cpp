@@ -41,6 +41,21 @@ CPPNN_SIMD_INLINE V shifted_exp(V v, float m) {
 
 }  // namespace
 
+CPPNN_CPU_CLONES float dot(const float* a, const float* b, size_t n) {
+  VF s0 = VF{}, s1 = VF{};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 += simd::load(a + i) * simd::load(b + i);
+    s1 += simd::load(a + i + 16) * simd::load(b + i + 16);
+  }
+  for (; i + 16 <= n; i += 16) s0 += simd::load(a + i) * simd::load(b + i);
+  float total = 0;
+  for (; i < n; ++i) total += a[i] * b[i];
+  const VF s = s0 + s1;
+  for (size_t j = 0; j < simd::kWidth; ++j) total += s[j];
+  return total;
+}
+
 CPPNN_CPU_CLONES double sum(const float* x, size_t n) {
   return lane_sum(x, n, [](auto v) CPPNN_SIMD_LAMBDA { return v; });
 }

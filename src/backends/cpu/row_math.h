@@ -8,6 +8,8 @@
 
 namespace cppnn::cpu::rows {
 
+// Σ a[i]·b[i] in float32 (32 lanes of partial sums, fused multiply-adds where the CPU has them).
+float dot(const float* a, const float* b, size_t n);
 // Σ x[i] in double (starting from -0, the exact additive identity, as the reference does).
 double sum(const float* x, size_t n);
 // Σ x[i]² in double.
