@@ -11,10 +11,12 @@
 #include <cstring>
 #include <memory>
 
+#include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/nchw_adapter.h"
 #include "src/backends/cpu/row_math.h"
+#include "src/backends/cpu/simd.h"
 #include "src/ops/convolution_params.h"
 
 namespace cppnn::cpu {
@@ -35,66 +37,72 @@ struct ConvShape {
   }
 };
 
-// The implicit im2col matrix of one batch and group: row l = (ci, ky, kx), column j = (oy, ox),
-// value x[ci, oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] (0 in the padding).
+// d[t] = src[ix + t·sw] for t < len, 0 outside the row [0, w) (or everywhere when src is null).
+CPPNN_SIMD_INLINE void copy_row(const float* src, int64_t ix, int64_t w, int64_t sw, size_t len,
+                                float* d) {
+  if (!src) {
+    for (size_t t = 0; t < len; ++t) d[t] = 0.0f;
+    return;
+  }
+  // The valid range [lo, hi) of t: 0 <= ix + t·sw < w.
+  const int64_t lo = ix >= 0 ? 0 : std::min<int64_t>(int64_t(len), (-ix + sw - 1) / sw);
+  const int64_t hi =
+      ix >= w ? lo : std::max<int64_t>(lo, std::min<int64_t>(int64_t(len), (w - ix + sw - 1) / sw));
+  for (int64_t t = 0; t < lo; ++t) d[t] = 0.0f;
+  if (sw == 1) {
+    const float* s = src + ix;
+    for (int64_t t = lo; t < hi; ++t) d[t] = s[t];
+  } else {
+    for (int64_t t = lo; t < hi; ++t) d[t] = src[ix + t * sw];
+  }
+  for (int64_t t = hi; t < int64_t(len); ++t) d[t] = 0.0f;
+}
+
+// Im2colPacker::pack's loops (a free function: virtual functions cannot be multi-versioned): the
+// implicit im2col matrix of one image and group, row l = (ci, ky, kx), column j = (oy, ox), value
+// x[ci, oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] (0 in the padding), packed as gemm.h's BPacker
+// says.
+CPPNN_CPU_CLONES void pack_im2col(const ConvShape& s, const float* x, size_t k0, size_t kc,
+                                  size_t n0, size_t nc, float* dst) {
+  const size_t nr = kGemmNR;
+  const size_t window = s.kh * s.kw;
+  for (size_t l = 0; l < kc; ++l) {
+    const size_t row = k0 + l;
+    const size_t ci = row / window, ky = (row % window) / s.kw, kx = row % s.kw;
+    const float* plane = x + ci * s.in_h * s.in_w;
+    const int64_t dy = int64_t(ky) * s.dilation_h - s.pad_top;
+    const int64_t dx = int64_t(kx) * s.dilation_w - s.pad_left;
+    size_t j = 0;
+    size_t oy = n0 / s.out_w, ox = n0 % s.out_w;
+    while (j < nc) {
+      // One output row's run of columns, cut where the packed panels change.
+      const size_t run = std::min(nc - j, s.out_w - ox);
+      const int64_t iy = int64_t(oy) * s.stride_h + dy;
+      const float* src = iy >= 0 && iy < int64_t(s.in_h) ? plane + size_t(iy) * s.in_w : nullptr;
+      for (size_t t = 0; t < run;) {
+        const size_t jj = j + t, offset = jj % nr;
+        const size_t len = std::min(run - t, nr - offset);
+        float* d = dst + (jj / nr) * kc * nr + l * nr + offset;
+        copy_row(src, int64_t(ox + t) * s.stride_w + dx, int64_t(s.in_w), s.stride_w, len, d);
+        t += len;
+      }
+      j += run;
+      ox = 0;
+      ++oy;
+    }
+    for (size_t jj = nc; jj % nr != 0; ++jj) dst[(jj / nr) * kc * nr + l * nr + jj % nr] = 0.0f;
+  }
+}
+
+// The implicit im2col matrix of one batch and group as a BPacker (pack_im2col).
 class Im2colPacker final : public BPacker {
  public:
   Im2colPacker(const ConvShape& s, const float* x) : s_(s), x_(x) {}
-
   void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override {
-    const size_t nr = kGemmNR;
-    const size_t window = s_.kh * s_.kw;
-    for (size_t l = 0; l < kc; ++l) {
-      const size_t row = k0 + l;
-      const size_t ci = row / window, ky = (row % window) / s_.kw, kx = row % s_.kw;
-      const float* plane = x_ + ci * s_.in_h * s_.in_w;
-      const int64_t dy = int64_t(ky) * s_.dilation_h - s_.pad_top;
-      const int64_t dx = int64_t(kx) * s_.dilation_w - s_.pad_left;
-      size_t j = 0;
-      size_t oy = n0 / s_.out_w, ox = n0 % s_.out_w;
-      while (j < nc) {
-        // One output row's run of columns, cut where the packed panels change.
-        const size_t run = std::min(nc - j, s_.out_w - ox);
-        const int64_t iy = int64_t(oy) * s_.stride_h + dy;
-        const float* src =
-            iy >= 0 && iy < int64_t(s_.in_h) ? plane + size_t(iy) * s_.in_w : nullptr;
-        for (size_t t = 0; t < run;) {
-          const size_t jj = j + t, offset = jj % nr;
-          const size_t len = std::min(run - t, nr - offset);
-          float* d = dst + (jj / nr) * kc * nr + l * nr + offset;
-          copy_row(src, int64_t(ox + t) * s_.stride_w + dx, len, d);
-          t += len;
-        }
-        j += run;
-        ox = 0;
-        ++oy;
-      }
-      for (size_t jj = nc; jj % nr != 0; ++jj) dst[(jj / nr) * kc * nr + l * nr + jj % nr] = 0.0f;
-    }
+    pack_im2col(s_, x_, k0, kc, n0, nc, dst);
   }
 
  private:
-  // d[t] = src[ix + t·sw] for t < len, 0 outside the row (or everywhere when src is null).
-  void copy_row(const float* src, int64_t ix, size_t len, float* d) const {
-    const int64_t w = int64_t(s_.in_w), sw = s_.stride_w;
-    if (!src) {
-      std::fill(d, d + len, 0.0f);
-      return;
-    }
-    // The valid range [lo, hi) of t: 0 <= ix + t·sw < w.
-    const int64_t lo = ix >= 0 ? 0 : std::min<int64_t>(int64_t(len), (-ix + sw - 1) / sw);
-    const int64_t hi =
-        ix >= w ? lo
-                : std::max<int64_t>(lo, std::min<int64_t>(int64_t(len), (w - ix + sw - 1) / sw));
-    std::fill(d, d + lo, 0.0f);
-    if (sw == 1) {
-      std::memcpy(d + lo, src + ix + lo, size_t(hi - lo) * sizeof(float));
-    } else {
-      for (int64_t t = lo; t < hi; ++t) d[t] = src[ix + t * sw];
-    }
-    std::fill(d + hi, d + len, 0.0f);
-  }
-
   const ConvShape& s_;
   const float* x_;
 };
