@@ -371,10 +371,15 @@ Result<DecoderStep> StepRecorder::record() {
 
   auto norm = rms_norm(x_, "output_norm.weight", "output_norm");
   if (!norm) return norm.error();
+  // The vocabulary projection of the row logits_index names only (the last token's):
+  // [1, n_embd] -> [1, 1, vocabulary].
+  interface_.logits_index = "logits_index";
+  MLOperand index = b_.input(interface_.logits_index, {D::kInt32, {1}});
+  MLOperand last = b_.gather(*norm, index, {.axis = 0, .label = "logits_row"});
   const std::string head = c_.tied_embeddings ? "token_embd.weight" : "output.weight";
-  auto logits = linear(*norm, head, c_.n_vocab, c_.n_embd);
+  auto logits = linear(last, head, c_.n_vocab, c_.n_embd);
   if (!logits) return logits.error();
-  outputs_[interface_.logits] = reshape(*logits, {1, S, c_.n_vocab}, "logits", {{1, 1}});
+  outputs_[interface_.logits] = b_.reshape(*logits, {1, 1, c_.n_vocab}, {.label = "logits"});
 
   DecoderStep step;
   step.outputs = std::move(outputs_);

@@ -102,12 +102,14 @@ std::vector<float> Generator::append(std::span<const int32_t> tokens, bool all_l
   size_t done = 0;
   while (done < run.size()) {
     const size_t left = run.size() - done;
-    std::unique_ptr<detail::StepTensors>& step = left == 1 ? g.decode : g.prefill;
-    if (!step) {
-      const bool one = left == 1;
+    // A graph giving the last token's logits alone gives every position's one token at a time
+    // (from the first token whose logits are wanted).
+    const bool one = left == 1 || (all_logits && !m.interface.logits_index.empty() &&
+                                   done + std::min<size_t>(left, m.interface.chunk) > skip);
+    std::unique_ptr<detail::StepTensors>& step = one ? g.decode : g.prefill;
+    if (!step)
       step = llm::make_step_tensors(m, one ? *m.decode : *m.prefill, one ? 1 : m.interface.chunk,
                                     g.cache);
-    }
     const size_t n = std::min<size_t>(left, step->tokens);
     const bool want_all = all_logits && done + n > skip;
     std::vector<float> logits = llm::run_step(m, *step, g.cache, std::span(run).subspan(done, n),

@@ -87,10 +87,15 @@ StepInterface parse_interface(const json& j) {
     throw FieldError{"interface.mask_kind must be \"cache-additive\" or \"attention-mask\""};
   }
   in.logits = text(j, "logits", w);
+  if (j.contains("logits_index"))  // optional: absent in packages converted before it existed
+    in.logits_index = text(j, "logits_index", w);
   const json& cache = field(j, "cache", w);
   if (!cache.is_array() || cache.empty())
     throw FieldError{"interface.cache must be a non-empty array"};
   std::set<std::string> names = {in.input_ids, in.position_ids, in.mask, in.logits};
+  if (!in.logits_index.empty() && !names.insert(in.logits_index).second)
+    throw FieldError{
+        str_cat("interface.logits_index: the name `", in.logits_index, "` is repeated")};
   for (const json& c : cache) {
     const char* cw = "interface.cache[]";
     if (!c.is_object()) throw FieldError{"interface.cache entries must be objects"};
@@ -136,6 +141,7 @@ std::string llm_package_json(const LlmPackage& p) {
       {"mask_kind", in.mask_kind == MaskKind::kCacheAdditive ? "cache-additive" : "attention-mask"},
       {"logits", in.logits},
       {"cache", std::move(cache)}};
+  if (!in.logits_index.empty()) j["interface"]["logits_index"] = in.logits_index;
   j["tokenizer"] = tokenizer_json(p.tokenizer);
   if (p.chat_template) j["chat_template"] = *p.chat_template;
   return j.dump(1) + "\n";

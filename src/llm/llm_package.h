@@ -8,6 +8,7 @@
 //    "interface": {"capacity": 2048, "chunk": 32, "token_dim": "seq", "input_ids": "input_ids",
 //                  "position_ids": "position_ids", "mask": "cache_mask",
 //                  "mask_kind": "cache-additive", "logits": "logits",
+//                  "logits_index": "logits_index",  (optional)
 //                  "cache": [{"past": "...", "present": "...", "seq_axis": 3,
 //                             "present_offset": 0}, ...]},
 //    "tokenizer": {"tokenizer.ggml.model": "gpt2", ...}, "chat_template": "..."}

@@ -185,6 +185,7 @@ void load_onnx_model(cppnn::detail::LanguageModelState& st, const fs::path& path
   in.capacity = capacity;
   in.chunk = chunk;
   in.token_dim.clear();
+  in.logits_index.clear();
   in.mask_kind = MaskKind::kAttentionMask;
   const auto& names = prefill_result.inputNames;
   in.input_ids = webnn_name(names, s.ids);

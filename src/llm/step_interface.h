@@ -40,7 +40,12 @@ struct StepInterface {
   std::string position_ids = "position_ids";  // int32/int64 [1, tokens]; empty when absent
   std::string mask = "cache_mask";
   MaskKind mask_kind = MaskKind::kCacheAdditive;
-  std::string logits = "logits";  // float32 [1, tokens, vocabulary]
+  std::string logits = "logits";  // float32 [1, tokens or 1, vocabulary]
+  // int32 [1]: the position of the step whose logits the graph computes (the last token's: a
+  // prefill step's vocabulary projection is one row, logits [1, 1, vocabulary]); empty when the
+  // graph computes the logits of every position (optimum exports, graphs converted before it).
+  // Every position's logits then come from steps of one token.
+  std::string logits_index;
   std::vector<CacheBinding> cache;
   // The graph's dynamic token dimension (one graph serves every step: prefill at `chunk`
   // tokens, decode at 1); empty when prefill and decode are separate graphs of fixed sizes.

@@ -92,6 +92,7 @@ void check_step_graph(const cppnn::detail::LanguageModelState& model, const MLGr
   need_input(in.input_ids, "token");
   if (!in.position_ids.empty()) need_input(in.position_ids, "position");
   need_input(in.mask, "mask");
+  if (!in.logits_index.empty()) need_input(in.logits_index, "logits index");
   if (!outputs.count(in.logits)) fail("the step graph has no logits output `" + in.logits + "`");
   if (outputs.at(in.logits).shape.size() != 3) fail("the logits output must have rank 3");
   for (const CacheBinding& b : in.cache) {
@@ -128,6 +129,7 @@ std::unique_ptr<cppnn::detail::StepTensors> make_step_tensors(
   MLContext context = model.context;
   auto step = std::make_unique<cppnn::detail::StepTensors>();
   step->tokens = tokens;
+  step->rows = in.logits_index.empty() ? tokens : 1;
   step->graph = graph;
   std::map<std::string, MLOperandDescriptor> descs;
   auto add_input = [&](const std::string& name, MLTensor& tensor) {
@@ -139,6 +141,7 @@ std::unique_ptr<cppnn::detail::StepTensors> make_step_tensors(
   add_input(in.input_ids, step->ids);
   if (!in.position_ids.empty()) add_input(in.position_ids, step->positions);
   add_input(in.mask, step->mask);
+  if (!in.logits_index.empty()) add_input(in.logits_index, step->logits_index);
   for (size_t i = 0; i < in.cache.size(); ++i) {
     descs[in.cache[i].past] = input_at(model, graph, in.cache[i].past, tokens);
     step->inputs[in.cache[i].past] = cache[i];
@@ -192,6 +195,10 @@ std::vector<float> run_step(const cppnn::detail::LanguageModelState& model,
     std::fill(mask.begin() + C, mask.begin() + C + n, 1);
     write_numbers(context, step.mask, mask);
   }
+  if (!step.logits_index.is_null()) {  // the last token's row
+    const int64_t last = n - 1;
+    write_numbers(context, step.logits_index, std::span(&last, 1));
+  }
   context.dispatch(*step.graph, step.inputs, step.outputs);
 
   for (size_t i = 0; i < in.cache.size(); ++i) {
@@ -204,6 +211,11 @@ std::vector<float> run_step(const cppnn::detail::LanguageModelState& model,
     cppnn::detail::copy_tensor_region(context, step.present[i], from, cache[i], to, sizes);
   }
   std::vector<float> logits = context.readTensor<float>(step.logits);
+  if (step.rows == 1 && S > 1) {  // the last token's row alone
+    if (all_logits && n > 1)
+      throw DataError("language model: this step graph gives the last token's logits alone");
+    return logits;
+  }
   const size_t vocab = logits.size() / S;
   if (all_logits) {
     logits.resize(size_t{n} * vocab);

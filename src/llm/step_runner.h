@@ -37,7 +37,8 @@ std::unique_ptr<cppnn::detail::StepTensors> make_step_tensors(
 
 // Runs `tokens` (at most step.tokens; the rest of the step is padding) at cache positions
 // [position, position + tokens.size()), copies their keys and values into `cache`, and returns
-// the logits of every one of them ([n, vocabulary]) or of the last one only.
+// the logits of every one of them ([n, vocabulary]; a graph without interface.logits_index, or
+// one token) or of the last one only.
 std::vector<float> run_step(const cppnn::detail::LanguageModelState& model,
                             cppnn::detail::StepTensors& step, const std::vector<MLTensor>& cache,
                             std::span<const int32_t> tokens, uint32_t position, bool all_logits);
