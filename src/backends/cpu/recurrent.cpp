@@ -20,7 +20,8 @@
 namespace cppnn::cpu {
 namespace {
 
-// The activation of v[0:n] in place, 8 lanes at a time (vector_math.h's double functions).
+// The activation of v[0:n] in place, a vector of doubles at a time (vector_math.h's double
+// functions).
 CPPNN_CPU_CLONES void activate_doubles(ref::RecurrentAct act, double* v, size_t n) {
   auto apply = [act](auto x) CPPNN_SIMD_LAMBDA {
     switch (act) {
@@ -33,7 +34,7 @@ CPPNN_CPU_CLONES void activate_doubles(ref::RecurrentAct act, double* v, size_t 
     }
   };
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) simd::store(v + i, apply(simd::load(v + i)));
+  for (; i + simd::kDoubles <= n; i += simd::kDoubles) simd::store(v + i, apply(simd::load(v + i)));
   for (; i < n; ++i) v[i] = apply(v[i]);
 }
 
@@ -47,8 +48,8 @@ constexpr size_t kChunkRows = 32;
 // i in [0, m), in double with the float32 rows widened: each sum taken in order of i, as the
 // reference's dot product sums (the products and sums are the reference's, but for fused
 // multiply-adds rounding once where the reference rounds twice). Chunks of
-// kChunkRows rows are swept across the columns (sequential reads of each row), 32 columns at a
-// time with a row's values reused for every vector.
+// kChunkRows rows are swept across the columns (sequential reads of each row), four vectors of
+// columns at a time (32 with GCC's 8-lane vectors) with a row's values reused for every vector.
 template <size_t count>
 CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_t m,
                                              const double* const* vs, double* const* outs,
@@ -56,22 +57,24 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_
   for (size_t i0 = 0; i0 < m; i0 += kChunkRows) {
     const size_t i1 = std::min(m, i0 + kChunkRows);
     size_t k = k0;
-    // 32 columns: four independent sums per vector (each sum's additions stay in order, so a
-    // sum waits on the previous addition's latency; four of them keep the FMA units busy).
-    for (; k + 32 <= k1; k += 32) {
+    // Four vectors of columns: four independent sums per vector (each sum's additions stay in
+    // order, so a sum waits on the previous addition's latency; four of them keep the FMA units
+    // busy).
+    constexpr size_t D = simd::kDoubles;
+    for (; k + 4 * D <= k1; k += 4 * D) {
       simd::VD acc[kVectors][4];
       for (size_t t = 0; t < count; ++t)
-        for (size_t q = 0; q < 4; ++q) acc[t][q] = simd::load(outs[t] + k + 8 * q);
+        for (size_t q = 0; q < 4; ++q) acc[t][q] = simd::load(outs[t] + k + D * q);
       for (size_t i = i0; i < i1; ++i) {
         simd::VD w[4];
-        for (size_t q = 0; q < 4; ++q) w[q] = simd::load_double(rows + i * ld + k + 8 * q);
+        for (size_t q = 0; q < 4; ++q) w[q] = simd::load_double(rows + i * ld + k + D * q);
         for (size_t t = 0; t < count; ++t)
           for (size_t q = 0; q < 4; ++q) acc[t][q] += w[q] * vs[t][i];
       }
       for (size_t t = 0; t < count; ++t)
-        for (size_t q = 0; q < 4; ++q) simd::store(outs[t] + k + 8 * q, acc[t][q]);
+        for (size_t q = 0; q < 4; ++q) simd::store(outs[t] + k + D * q, acc[t][q]);
     }
-    for (; k + 8 <= k1; k += 8) {
+    for (; k + D <= k1; k += D) {
       simd::VD acc[kVectors];
       for (size_t t = 0; t < count; ++t) acc[t] = simd::load(outs[t] + k);
       for (size_t i = i0; i < i1; ++i) {

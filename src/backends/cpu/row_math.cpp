@@ -12,15 +12,16 @@ namespace {
 using simd::VD;
 using simd::VF;
 
-// Σ f(x[i]) in double: 16 lanes at a time as two vectors of 8 doubles, then the rest, then the
-// lanes in order. f takes and returns a double or a VD.
+// Σ f(x[i]) in double: two vectors of doubles at a time, then the rest, then the lanes in order.
+// f takes and returns a double or a VD.
 template <class F>
 CPPNN_SIMD_INLINE double lane_sum(const float* x, size_t n, F f) {
   VD lo = VD{} - 0.0, hi = VD{} - 0.0;  // -0: the exact additive identity
   size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  constexpr size_t D = simd::kDoubles;
+  for (; i + 2 * D <= n; i += 2 * D) {
     lo += f(simd::load_double(x + i));
-    hi += f(simd::load_double(x + i + 8));
+    hi += f(simd::load_double(x + i + D));
   }
   double total = -0.0;
   for (; i < n; ++i) total += f(static_cast<double>(x[i]));
@@ -44,11 +45,12 @@ CPPNN_SIMD_INLINE V shifted_exp(V v, float m) {
 CPPNN_CPU_CLONES float dot(const float* a, const float* b, size_t n) {
   VF s0 = VF{}, s1 = VF{};
   size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
+  constexpr size_t W = simd::kWidth;
+  for (; i + 2 * W <= n; i += 2 * W) {
     s0 += simd::load(a + i) * simd::load(b + i);
-    s1 += simd::load(a + i + 16) * simd::load(b + i + 16);
+    s1 += simd::load(a + i + W) * simd::load(b + i + W);
   }
-  for (; i + 16 <= n; i += 16) s0 += simd::load(a + i) * simd::load(b + i);
+  for (; i + W <= n; i += W) s0 += simd::load(a + i) * simd::load(b + i);
   float total = 0;
   for (; i < n; ++i) total += a[i] * b[i];
   const VF s = s0 + s1;
@@ -117,7 +119,7 @@ CPPNN_CPU_CLONES void softmax(const float* x, float* y, size_t n) {
   for (i = 0; i + W <= n; i += W) {
     simd::store(y + i, shifted_exp(simd::load(x + i), m));
     lo += simd::load_double(y + i);
-    hi += simd::load_double(y + i + 8);
+    hi += simd::load_double(y + i + W / 2);
   }
   for (; i < n; ++i) {
     y[i] = shifted_exp(x[i], m);

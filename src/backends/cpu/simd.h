@@ -1,8 +1,8 @@
 // Portable SIMD vectors for the cpu backend's plain loops (GCC/Clang vector extensions): a VF is 16
-// float32 lanes, compiled into one AVX-512 register, two AVX2 ones or four SSE ones by each
-// CPPNN_CPU_CLONES clone, so that a loop written over VF is vectorised in every clone whatever the
-// auto-vectoriser decides. The math of vector_math.h is written once for float and for VF through
-// the helpers below (sel, to_int, as_float, splat).
+// float32 lanes (GCC; 4 with Clang, see kVectorBytes), compiled into one AVX-512 register, two
+// AVX2 ones or four SSE ones by each CPPNN_CPU_CLONES clone, so that a loop written over VF is
+// vectorised in every clone whatever the auto-vectoriser decides. The math of vector_math.h is
+// written once for float and for VF through the helpers below (sel, to_int, as_float, splat).
 #pragma once
 
 #include <bit>
@@ -20,12 +20,21 @@
 #define CPPNN_SIMD_LAMBDA __attribute__((always_inline))
 namespace cppnn::cpu::simd {
 
-inline constexpr size_t kWidth = 16;  // lanes of a VF
-using VF = float __attribute__((vector_size(64)));
-using VI = int32_t __attribute__((vector_size(64)));
-using VF8 = float __attribute__((vector_size(32)));
-using VD = double __attribute__((vector_size(64)));  // 8 lanes
-using VL = int64_t __attribute__((vector_size(64)));
+// Bytes of a vector: 64 (an AVX-512 register) with GCC; 16 (an SSE register, the baseline's own)
+// with Clang, which checks every call in an instruction-set clone against the baseline calling
+// convention and refuses wider vectors there even when the call is inlined.
+#if defined(__clang__)
+inline constexpr size_t kVectorBytes = 16;
+#else
+inline constexpr size_t kVectorBytes = 64;
+#endif
+inline constexpr size_t kWidth = kVectorBytes / sizeof(float);     // lanes of a VF
+inline constexpr size_t kDoubles = kVectorBytes / sizeof(double);  // lanes of a VD
+using VF = float __attribute__((vector_size(kVectorBytes)));
+using VI = int32_t __attribute__((vector_size(kVectorBytes)));
+using VFH = float __attribute__((vector_size(kVectorBytes / 2)));  // kDoubles floats
+using VD = double __attribute__((vector_size(kVectorBytes)));
+using VL = int64_t __attribute__((vector_size(kVectorBytes)));
 
 CPPNN_SIMD_INLINE VF load(const float* p) {
   VF v;
@@ -40,9 +49,9 @@ CPPNN_SIMD_INLINE VD load(const double* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-// 8 floats widened to double.
+// kDoubles floats widened to double.
 CPPNN_SIMD_INLINE VD load_double(const float* p) {
-  VF8 v;
+  VFH v;
   std::memcpy(&v, p, sizeof v);
   return __builtin_convertvector(v, VD);
 }
@@ -103,7 +112,7 @@ CPPNN_SIMD_INLINE void store(double* p, VD v) {
 // The lanes of v summed in order.
 CPPNN_SIMD_INLINE double sum_lanes(VD v) {
   double s = 0;
-  for (size_t i = 0; i < 8; ++i) s += v[i];
+  for (size_t i = 0; i < kDoubles; ++i) s += v[i];
   return s;
 }
 
