@@ -11,6 +11,7 @@
 #include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
+#include "src/backends/cpu/row_math.h"
 #include "src/backends/reference/strides.h"
 #include "src/ops/shape_utils.h"
 
@@ -66,7 +67,7 @@ struct MatmulKernel {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
-    if (m <= kStreamingRows && !constant_a && !constant_b) {
+    if (m <= kStreamingRows && !constant_a) {
       // Tasks of (batch, column chunk) over the pool.
       thread_local std::vector<std::array<int64_t, 3>> batches;
       batches.clear();
@@ -125,10 +126,45 @@ struct GemmKernel {
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
 
+  // At most kStreamingRows rows of A: each output a dot product of A's row (copied when A is
+  // transposed) and B's column (a row of B when bTranspose: a classifier's weight), or B's rows
+  // streamed once (streaming_matmul); then α, β·C and the epilogue. No packing.
+  void few_rows(const float* pa, const float* pb, const float* pc, float* py) const {
+    thread_local std::vector<float> rows_a;
+    const float* ar = pa;
+    if (a_t) {
+      rows_a.resize(m * k);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t l = 0; l < k; ++l) rows_a[i * k + l] = pa[l * m + i];
+      ar = rows_a.data();
+    }
+    if (b_t) {
+      pool->parallel_ranges(n, std::max<size_t>(16384 / (m * k + 1), 1), [&](size_t j0, size_t j1) {
+        for (size_t i = 0; i < m; ++i)
+          for (size_t j = j0; j < j1; ++j) py[i * n + j] = rows::dot(ar + i * k, pb + j * k, k);
+      });
+    } else {
+      const size_t chunks = pool->size() == 1 ? 1 : std::max<size_t>(n / kStreamingColumns, 1);
+      pool->parallel_ranges(chunks, 1, [&](size_t c0, size_t c1) {
+        streaming_matmul(ar, pb, py, m, k, n, n * c0 / chunks, n * c1 / chunks);
+      });
+    }
+    for (size_t i = 0; i < m; ++i) {
+      float* row = py + i * n;
+      for (size_t j = 0; j < n; ++j) {
+        row[j] *= alpha;
+        if (pc) row[j] += beta * pc[i * c_strides[0] + j * c_strides[1]];
+      }
+      if (epilogue) epilogue->apply(row, n);
+    }
+  }
+
   void operator()(std::span<std::byte* const> slots) const {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
+    if (m <= kStreamingRows && !constant_a)
+      return few_rows(pa, pb, c.valid() ? floats(slots, c) : nullptr, py);
     const PackedA* packed = constant_a.get();
     if (!packed) {
       PackedA::pack_into(scratch_a(), pa, m, k, a_t ? 1 : k, a_t ? m : 1, alpha);
@@ -175,7 +211,8 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
   if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k)
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
-  if (const std::byte* cb = cc.constant(b); cb && element_count(bs) == kern.k * kern.n)
+  if (const std::byte* cb = cc.constant(b);
+      cb && element_count(bs) == kern.k * kern.n && (kern.m > kStreamingRows || kern.constant_a))
     kern.constant_b = std::make_shared<const PackedB>(
         MatrixBPacker(reinterpret_cast<const float*>(cb), kern.n, 1), kern.k, kern.n);
   kern.epilogue = Epilogue::from(op.activations);
@@ -208,7 +245,8 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.a_t ? 1 : kern.k,
                       kern.a_t ? kern.m : 1, kern.alpha));
-  if (const std::byte* cb = cc.constant(kern.b))
+  if (const std::byte* cb = cc.constant(kern.b);
+      cb && (kern.m > kStreamingRows || kern.constant_a))  // else few_rows reads b as it is
     kern.constant_b =
         std::make_shared<const PackedB>(MatrixBPacker(reinterpret_cast<const float*>(cb),
                                                       kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1),
