@@ -96,7 +96,16 @@ struct MatmulKernel {
                             });
       return;
     }
-    ref::for_each_offset(out_batch, batch_strides, [&](const std::array<int64_t, 3>& o) {
+    // One product per batch; with at least as many batches as threads (attention's heads), the
+    // batches are split over the pool and each product runs on its thread alone (small products
+    // split over the pool spend their time waiting on each other).
+    thread_local std::vector<std::array<int64_t, 3>> batches;
+    batches.clear();
+    ref::for_each_offset(out_batch, batch_strides,
+                         [&](const std::array<int64_t, 3>& o) { batches.push_back(o); });
+    const std::vector<std::array<int64_t, 3>>& offsets = batches;
+    const bool by_batch = pool->size() > 1 && offsets.size() >= pool->size();
+    auto product = [&](const std::array<int64_t, 3>& o, ThreadPool* threads) {
       const PackedA* packed = constant_a.get();
       if (!packed) {
         PackedA::pack_into(scratch_a(), pa + o[0], m, k, k, 1);
@@ -107,10 +116,15 @@ struct MatmulKernel {
       go.ldc = n;
       go.epilogue = epilogue ? &*epilogue : nullptr;
       if (constant_b)
-        gemm(*packed, *constant_b, n, go, pool.get());
+        gemm(*packed, *constant_b, n, go, threads);
       else
-        gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, pool.get());
-    });
+        gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, threads);
+    };
+    if (by_batch) {
+      pool->parallel_for(offsets.size(), [&](size_t i) { product(offsets[i], nullptr); });
+    } else {
+      for (const std::array<int64_t, 3>& o : offsets) product(o, pool.get());
+    }
   }
 };
 
