@@ -10,6 +10,17 @@ OperandId output_at(const Operation& op, size_t i) {
   return i < op.outputs.size() ? op.outputs[i] : kNoOperand;
 }
 
+// The sizes and operands every recurrent op takes first: input [.., B, I], weight, recurrentWeight.
+template <class Plan>
+void set_positional(const Graph& g, const Operation& op, Plan& p) {
+  const std::vector<uint32_t>& in = g.descriptor(op.inputs[0]).shape;
+  p.batch = in[in.size() - 2];
+  p.input_size = in[in.size() - 1];
+  p.x = op.inputs[0];
+  p.w = op.inputs[1];
+  p.rw = op.inputs[2];
+}
+
 GruPlan gru_common(const Graph& g, const Operation& op, uint32_t hidden, bool reset_after,
                    MLGruWeightLayout layout, const OptionalList<RecurrentAct>& activations) {
   GruPlan p;
@@ -25,12 +36,7 @@ GruPlan gru_common(const Graph& g, const Operation& op, uint32_t hidden, bool re
       activations.value_or({RecurrentAct::kSigmoid, RecurrentAct::kTanh});
   p.f = acts.at(0);
   p.g = acts.at(1);
-  const std::vector<uint32_t>& in = g.descriptor(op.inputs[0]).shape;
-  p.batch = in[in.size() - 2];
-  p.input_size = in[in.size() - 1];
-  p.x = op.inputs[0];
-  p.w = op.inputs[1];
-  p.rw = op.inputs[2];
+  set_positional(g, op, p);
   return p;
 }
 
@@ -48,12 +54,7 @@ LstmPlan lstm_common(const Graph& g, const Operation& op, uint32_t hidden,
   p.fa = acts.at(0);
   p.ga = acts.at(1);
   p.ha = acts.at(2);
-  const std::vector<uint32_t>& in = g.descriptor(op.inputs[0]).shape;
-  p.batch = in[in.size() - 2];
-  p.input_size = in[in.size() - 1];
-  p.x = op.inputs[0];
-  p.w = op.inputs[1];
-  p.rw = op.inputs[2];
+  set_positional(g, op, p);
   return p;
 }
 
