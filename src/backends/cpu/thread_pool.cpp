@@ -50,12 +50,18 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-// Takes tasks until none is left.
-void ThreadPool::run_tasks() {
+void ThreadPool::run_tasks(uint64_t gen) {
   for (;;) {
-    const size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= count_) return;
-    (*fn_)(i);
+    uint64_t v = claim_.load(std::memory_order_acquire);
+    if ((v >> (2 * kIndexBits)) != gen) return;
+    const uint64_t count = (v >> kIndexBits) & kIndexMask, i = v & kIndexMask;
+    if (i >= count) return;
+    if (!claim_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
+    (*fn_)(static_cast<size_t>(i));
+    if (completed_.fetch_add(1) + 1 == count && caller_sleeping_.load()) {
+      std::lock_guard lock(mutex_);
+      done_.notify_one();
+    }
   }
 }
 
@@ -74,11 +80,7 @@ void ThreadPool::work() {
     }
     if (stop_.load()) return;
     seen = generation_.load(std::memory_order_acquire);
-    run_tasks();
-    if (busy_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
-      std::lock_guard lock(mutex_);
-      done_.notify_one();
-    }
+    run_tasks(claim_.load(std::memory_order_acquire) >> (2 * kIndexBits));
   }
 }
 
@@ -96,23 +98,31 @@ void ThreadPool::parallel_for(size_t count, const std::function<void(size_t)>& f
     for (size_t i = 0; i < count; ++i) fn(i);
     return;
   }
+  if (count > kIndexMask) {  // more tasks than a claim word counts: in slices
+    for (size_t base = 0; base < count; base += kIndexMask) {
+      const size_t n = std::min<size_t>(kIndexMask, count - base);
+      parallel_for(n, [&](size_t i) { fn(base + i); });
+    }
+    return;
+  }
   fn_ = &fn;
-  count_ = count;
-  next_.store(0, std::memory_order_relaxed);
-  busy_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1);  // publishes the above
+  completed_.store(0, std::memory_order_relaxed);
+  claim_generation_ = (claim_generation_ + 1) & kGenerationMask;
+  claim_.store((claim_generation_ << (2 * kIndexBits)) | (uint64_t{count} << kIndexBits),
+               std::memory_order_release);
+  generation_.fetch_add(1);  // wakes the spinning workers
   if (sleeping_workers_.load() > 0) {
     std::lock_guard lock(mutex_);
     start_.notify_all();
   }
-  run_tasks();
-  if (!spin_until([&] { return busy_.load(std::memory_order_acquire) == 0; })) {
+  run_tasks(claim_generation_);
+  // Done when every task is, whether or not every worker has woken.
+  if (!spin_until([&] { return completed_.load(std::memory_order_acquire) == count; })) {
     std::unique_lock lock(mutex_);
     caller_sleeping_.store(true);
-    done_.wait(lock, [&] { return busy_.load() == 0; });
+    done_.wait(lock, [&] { return completed_.load() == count; });
     caller_sleeping_.store(false);
   }
-  fn_ = nullptr;
 }
 
 }  // namespace cppnn::cpu

@@ -2,7 +2,8 @@
 // kernel's independent tasks between them. A parallel_for returns when every task has run. Between
 // kernels the workers spin for a short while (a decode step runs hundreds of small kernels a few
 // microseconds apart, and waking a sleeping thread costs tens of microseconds), then sleep on a
-// condition variable; tasks are taken with one atomic increment each.
+// condition variable; tasks are taken with one compare-and-swap each, and a parallel_for waits
+// for its tasks, not for its workers.
 #pragma once
 
 #include <atomic>
@@ -42,20 +43,31 @@ class ThreadPool {
 
  private:
   void work();
-  void run_tasks();
+  // Claims and runs tasks of claim generation `gen` until none is left (or another generation
+  // has started).
+  void run_tasks(uint64_t gen);
+
+  // The claim word: [generation: 24 bits | task count: 20 | next task: 20]. A task is taken by
+  // one compare-and-swap that also checks the generation, so a worker late to a parallel_for
+  // that has finished cannot take a task of the next one by mistake, and the caller waits for
+  // the tasks to be done, not for every worker to wake (a sleeping worker's wake-up, tens to
+  // hundreds of microseconds, is then off the critical path).
+  static constexpr unsigned kIndexBits = 20;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+  static constexpr uint64_t kGenerationMask = (uint64_t{1} << 24) - 1;
 
   std::vector<std::thread> workers_;
-  // The current parallel_for: written by the caller before generation_ is incremented (release),
-  // read by the workers after they see the new generation (acquire).
+  // The current parallel_for's function: written by the caller before the claim word (release),
+  // read by a worker after it has claimed a task (acquire); valid until its tasks are done.
   const std::function<void(size_t)>* fn_ = nullptr;
-  size_t count_ = 0;
-  std::atomic<size_t> next_{0};          // the next task to take
-  std::atomic<unsigned> busy_{0};        // workers not yet done with the current generation
-  std::atomic<uint64_t> generation_{0};  // incremented for every parallel_for
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<size_t> completed_{0};     // tasks of the current parallel_for done
+  uint64_t claim_generation_ = 0;        // the caller's last claim generation
+  std::atomic<uint64_t> generation_{0};  // incremented for every parallel_for (wakes workers)
   std::atomic<bool> stop_{false};
   // Sleeping: workers wait on start_, the caller on done_, both under mutex_; the counts say
-  // whether a notify is needed (sequentially consistent with generation_ and busy_, so that no
-  // wake-up is lost).
+  // whether a notify is needed (sequentially consistent with generation_ and completed_, so that
+  // no wake-up is lost).
   std::mutex mutex_;
   std::condition_variable start_, done_;
   std::atomic<unsigned> sleeping_workers_{0};
