@@ -108,8 +108,11 @@ CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
   }
 }
 
-// Columns per pool task at least.
-constexpr size_t kTaskColumns = 64;
+// Columns per pool task: at least 64, and enough for 32K products when a column sums `depth`
+// (a small network's step is over before a task split would pay).
+size_t columns_per_task(size_t depth) {
+  return std::max<size_t>(64, 32768 / std::max<size_t>(depth, 1));
+}
 
 // A [D, rows, cols] float32 weight transposed to [D, cols, rows] (gate rows become columns).
 std::vector<float> transposed(const float* w, size_t dirs, size_t rows, size_t cols) {
@@ -144,10 +147,11 @@ struct VectorMath {
           vs[t] = xd.data() + (t0 + t) * input_size;
           outs[t] = table.data() + (d * rows + t0 + t) * gates;
         }
-        pool->parallel_ranges(gates, kTaskColumns, [&](size_t k0, size_t k1) {
-          accumulate_columns(wt + d * input_size * gates, gates, input_size, vs, count, outs, k0,
-                             k1);
-        });
+        pool->parallel_ranges(gates, columns_per_task(input_size * count),
+                              [&](size_t k0, size_t k1) {
+                                accumulate_columns(wt + d * input_size * gates, gates, input_size,
+                                                   vs, count, outs, k0, k1);
+                              });
         for (size_t t = 0; t < count; ++t)
           for (size_t k = 0; k < gates; ++k) outs[t][k] += b[d * gates + k];
       }
@@ -159,7 +163,7 @@ struct VectorMath {
   void recurrent(size_t d, size_t row0, size_t rows, const double* v, double* out) const {
     std::fill(out, out + rows, 0.0);
     double* outs[1] = {out - row0};
-    pool->parallel_ranges(rows, kTaskColumns, [&](size_t j0, size_t j1) {
+    pool->parallel_ranges(rows, columns_per_task(hidden), [&](size_t j0, size_t j1) {
       accumulate_columns(rt + d * hidden * gates, gates, hidden, &v, 1, outs, row0 + j0, row0 + j1);
     });
   }
