@@ -1,12 +1,12 @@
 // The cpu backend's kernels for the ops transformers, recurrent nets and detectors spend time in,
 // against the reference backend through the public API, with the cpu context profiling so that
 // each graph is checked to run on fast kernels only: the float32 math maps (elementwise_math.cpp:
-// exp, sigmoid, gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact ones
-// and pow by 2, 0.5 and 1 bit for bit) on values with NaN, ±Inf, ±0, subnormals and huge
-// magnitudes; layerNormalization, the sum-like reductions, lstm, gru and their cells
-// (normalization.cpp, reduction.cpp, recurrent.cpp) within an ULP; the data movement ops
-// (data_movement.cpp) bit for bit on several element types. Tensors are large enough to be split
-// over the pool; 1 and 2 threads.
+// exp, log, sigmoid, gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact
+// ones and pow by 2, 0.5 and 1 bit for bit) on values with NaN, ±Inf, ±0, subnormals and huge
+// magnitudes; reduceMax and reduceMin bit for bit; layerNormalization, the sum-like reductions,
+// lstm, gru and their cells (normalization.cpp, reduction.cpp, recurrent.cpp) within an ULP; the
+// data movement ops and constant pads (data_movement.cpp) bit for bit on several element types.
+// Tensors are large enough to be split over the pool; 1 and 2 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,6 +147,10 @@ TEST(CpuTransformerKernels, MathMapsMatchTheReference) {
   {
     SCOPED_TRACE("gelu");
     expect_matches(x, unary(&MLGraphBuilder::gelu), 8);
+  }
+  {
+    SCOPED_TRACE("log");
+    expect_matches(x, unary(&MLGraphBuilder::log), 2);
   }
   {
     SCOPED_TRACE("tanh");
@@ -322,6 +326,28 @@ TEST(CpuTransformerKernels, RecurrentNetworksMatchTheReference) {
       1);
 }
 
+// reduceMax and reduceMin over trailing axes pick the reference's element (the first NaN, else the
+// first equal to the extreme, so ±0 keep their sign), bit for bit.
+TEST(CpuTransformerKernels, MaxAndMinReductionsPickTheReferencesElement) {
+  std::vector<float> v = values(6 * 50 * 70, 5.0f, 12, false);
+  for (size_t i = 0; i < v.size(); i += 97) v[i] = (i / 97) % 2 ? 0.0f : -0.0f;
+  for (size_t i = 0; i < 50 * 70; ++i) v[i] = i % 3 ? -0.0f : 0.0f;  // a block of zeros alone
+  v[50 * 70 + 1234] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Input> x = {{{F32, {6, 50, 70}}, to_bytes(v)}};
+  using Method = MLOperand (MLGraphBuilder::*)(const MLOperand&, const MLReduceOptions&);
+  for (Method method : {static_cast<Method>(&MLGraphBuilder::reduceMax),
+                        static_cast<Method>(&MLGraphBuilder::reduceMin)})
+    for (const std::vector<uint32_t>& axes : {std::vector<uint32_t>{2}, {1, 2}, {0, 1, 2}}) {
+      SCOPED_TRACE("axes from " + std::to_string(axes[0]));
+      expect_matches(
+          x,
+          [method, axes](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+            return (b.*method)(in[0], {axes, false, ""});
+          },
+          0);
+    }
+}
+
 // Bytes of random bits for a tensor of `type` (data movement copies any bit pattern).
 Input random_input(MLOperandDataType type, const Shape& shape, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -363,6 +389,11 @@ TEST(CpuTransformerKernels, DataMovementMatchesTheReferenceBitForBit) {
     });
     check("tile and reverse", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
       return b.reverse(b.tile(in[0], {1, 2, 1, 3}), {.axes = {{1, 3}}});
+    });
+    check("pad with a constant", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+      MLPadOptions o;
+      o.value = 3.0;
+      return b.pad(in[0], {1, 0, 2, 0}, {0, 3, 1, 5}, o);
     });
     check("reshape", [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
       return b.transpose(b.reshape(in[0], {132, 480}), {});

@@ -1,8 +1,9 @@
 // The data movement ops on the cpu backend (webnn-spec.md §2 rows 6, 47, 81, 82, 86, 90, 92, 93:
-// concat, expand, reshape, reverse, slice, split, tile, transpose), any element type of whole
-// bytes: the reference's strided copies (reference/strided_copy.h, bit-exact, dimensions
-// coalesced at build) with their runs split over the pool. Small copies stay on the calling
-// thread.
+// concat, expand, reshape, reverse, slice, split, tile, transpose, and pad in constant mode, row
+// 64), any element type of whole bytes: the reference's strided copies (reference/strided_copy.h,
+// bit-exact, dimensions coalesced at build) with their runs split over the pool. Small copies stay
+// on the calling thread.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -35,9 +36,32 @@ struct CopyKernel {
   }
 };
 
+// pad in constant mode: the fill, then the interior copy, each split over the pool.
+struct PadKernel {
+  ref::ConstantPad pad;
+  size_t grain = 1;  // interior runs per task
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    std::byte* out = slots[pad.to.value];
+    if (pad.padded)
+      pool->parallel_ranges(pad.out_count, kTaskBytes / pad.esize, [&](size_t b, size_t e) {
+        ref::fill_elements(out + b * pad.esize, pad.value.data(), pad.esize, e - b);
+      });
+    pool->parallel_ranges(pad.interior.outer_count(), grain, [&](size_t b, size_t e) {
+      pad.interior.run(slots[pad.from.value], out, b, e);
+    });
+  }
+};
+
 }  // namespace
 
 std::optional<FastKernel> compile_fast_copy(const CompileContext& cc, const Operation& op) {
+  if (std::optional<ref::ConstantPad> pad = ref::constant_pad(cc.graph, op)) {
+    const size_t grain =
+        std::max<size_t>(kTaskBytes / std::max<size_t>(pad->interior.run_bytes(), 1), 1);
+    return FastKernel{PadKernel{std::move(*pad), grain, cc.pool}, false};
+  }
   std::optional<std::vector<ref::CopyPart>> parts = ref::copy_parts(cc.graph, op);
   if (!parts) return std::nullopt;
   CopyKernel k;

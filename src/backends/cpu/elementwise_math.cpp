@@ -1,5 +1,5 @@
-// The cpu backend's float32 math maps: exp, sigmoid, tanh, erf, gelu (webnn-spec.md §2 rows 33,
-// 85, 91, 32, 51) through the vectorised float32 functions of vector_math.h (within the WPT
+// The cpu backend's float32 math maps: exp, log, sigmoid, tanh, erf, gelu (webnn-spec.md §2 rows
+// 33, 36, 85, 91, 32, 51) through the vectorised float32 functions of vector_math.h (within the WPT
 // tolerances; the reference computes in double), and abs, ceil, floor, neg, reciprocal, sqrt
 // (rows 29, 30, 34, 37, 38, 42) and pow with a constant exponent of 2, 0.5 or 1 (row 16), exact in
 // float32 and so bit-identical to the reference. The tensor is split into chunks spread over the
@@ -31,6 +31,7 @@ enum class MathFn {
   kCeil,
   kReciprocal,
   kSqrt,
+  kLog,
   kSquare,    // pow(x, 2)
   kPowHalf,   // pow(x, 0.5)
   kIdentity,  // pow(x, 1)
@@ -60,6 +61,8 @@ std::optional<MathFn> math_fn(OpType type) {
       return MathFn::kReciprocal;
     case OpType::kSqrt:
       return MathFn::kSqrt;
+    case OpType::kLog:
+      return MathFn::kLog;
     default:
       return std::nullopt;
   }
@@ -103,6 +106,8 @@ CPPNN_CPU_CLONES void apply_math(MathFn fn, const float* x, float* y, size_t n) 
     case MathFn::kReciprocal:  // one correctly rounded division, as double's rounded once
       for (size_t i = 0; i < n; ++i) y[i] = 1.0f / x[i];
       return;
+    case MathFn::kLog:
+      return map_rows(x, y, n, [](auto v) CPPNN_SIMD_LAMBDA { return vmath::log(v); });
     case MathFn::kSqrt:  // correctly rounded, as double's rounded once
       for (size_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
       return;

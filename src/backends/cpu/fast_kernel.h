@@ -62,19 +62,20 @@ std::optional<FastKernel> compile_fast_binary(const CompileContext& cc, const Op
 // exact float32 unary maps (relu, clamp, hardSwish, ...), elementwise_unary.cpp
 std::optional<FastKernel> compile_fast_unary(const CompileContext& cc, const Operation& op);
 
-// exp, sigmoid, tanh, erf, gelu (float32 vector math), abs, neg, floor, ceil, reciprocal, sqrt,
-// pow by a constant 2, 0.5 or 1, elementwise_math.cpp
+// exp, log, sigmoid, tanh, erf, gelu (float32 vector math), abs, neg, floor, ceil, reciprocal,
+// sqrt, pow by a constant 2, 0.5 or 1, elementwise_math.cpp
 std::optional<FastKernel> compile_fast_math(const CompileContext& cc, const Operation& op);
 // layerNormalization over trailing axes, normalization.cpp
 std::optional<FastKernel> compile_fast_layer_normalization(const CompileContext& cc,
                                                            const Operation& op);
-// reduceL1, reduceL2, reduceMean, reduceSum, reduceSumSquare over adjacent axes, reduction.cpp
+// reduceL1, reduceL2, reduceMean, reduceSum, reduceSumSquare over adjacent axes, reduceMax and
+// reduceMin over trailing ones, reduction.cpp
 std::optional<FastKernel> compile_fast_reduction(const CompileContext& cc, const Operation& op);
 // lstm, lstmCell, gru, gruCell (the reference's double algorithm, weights converted once),
 // recurrent.cpp
 std::optional<FastKernel> compile_fast_recurrent(const CompileContext& cc, const Operation& op);
-// concat, expand, reshape, reverse, slice, split, tile, transpose (strided copies over the pool),
-// data_movement.cpp
+// concat, expand, reshape, reverse, slice, split, tile, transpose, pad in constant mode (strided
+// copies over the pool), data_movement.cpp
 std::optional<FastKernel> compile_fast_copy(const CompileContext& cc, const Operation& op);
 
 }  // namespace cppnn::cpu

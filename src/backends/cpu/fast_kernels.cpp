@@ -40,6 +40,7 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
     case kLinear:
       return compile_fast_unary(cc, op);
     case kExp:
+    case kLog:
     case kSigmoid:
     case kTanh:
     case kErf:
@@ -59,12 +60,15 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
     case kReduceMean:
     case kReduceSum:
     case kReduceSumSquare:
+    case kReduceMax:
+    case kReduceMin:
       return compile_fast_reduction(cc, op);
     case kLstm:
     case kLstmCell:
     case kGru:
     case kGruCell:
       return compile_fast_recurrent(cc, op);
+    case kPad:
     case kConcat:
     case kExpand:
     case kReshape:

@@ -1,7 +1,9 @@
 // The sum-like reductions on the cpu backend (webnn-spec.md §2 rows 69, 70, 74, 77, 78:
 // reduceL1, reduceL2, reduceMean, reduceSum, reduceSumSquare), float32, when the reduced axes are
 // adjacent dimensions (in any order: the sums commute): the reference's double accumulation in
-// vector loops, so results match it within an ULP (the sums are taken in another order). A
+// vector loops, so results match it within an ULP (the sums are taken in another order). And
+// reduceMax, reduceMin (rows 73, 75) over trailing axes: the element the reference picks (the
+// first NaN, else the first equal to the extreme), bit-identical. A
 // reduction over the trailing dimensions sums contiguous rows (row_math.h); one with dimensions
 // after it sums whole inner rows into a double accumulator per column. Split over the pool.
 #include <algorithm>
@@ -17,7 +19,7 @@
 namespace cppnn::cpu {
 namespace {
 
-enum class Reduce { kL1, kL2, kMean, kSum, kSumSquare };
+enum class Reduce { kL1, kL2, kMean, kSum, kSumSquare, kMax, kMin };
 
 std::optional<Reduce> reduce_kind(OpType type) {
   switch (type) {
@@ -31,6 +33,10 @@ std::optional<Reduce> reduce_kind(OpType type) {
       return Reduce::kSum;
     case OpType::kReduceSumSquare:
       return Reduce::kSumSquare;
+    case OpType::kReduceMax:
+      return Reduce::kMax;
+    case OpType::kReduceMin:
+      return Reduce::kMin;
     default:
       return std::nullopt;
   }
@@ -48,6 +54,10 @@ const MLReduceOptions& reduce_options(const Operation& op) {
       return attrs_of<kReduceMean>(op.attrs).options;
     case kReduceSum:
       return attrs_of<kReduceSum>(op.attrs).options;
+    case kReduceMax:
+      return attrs_of<kReduceMax>(op.attrs).options;
+    case kReduceMin:
+      return attrs_of<kReduceMin>(op.attrs).options;
     default:
       return attrs_of<kReduceSumSquare>(op.attrs).options;
   }
@@ -97,10 +107,13 @@ struct ReduceKernel {
     const float* x = reinterpret_cast<const float*>(slots[input.value]);
     float* y = reinterpret_cast<float*>(slots[output.value]);
     if (inner == 1) {
+      const bool extreme = kind == Reduce::kMax || kind == Reduce::kMin;
       pool->parallel_ranges(outer, std::max<size_t>(8192 / std::max<size_t>(len, 1), 1),
                             [&](size_t begin, size_t end) {
                               for (size_t o = begin; o < end; ++o)
-                                y[o] = finish(kind, row(x + o * len), len);
+                                y[o] = extreme
+                                           ? rows::extreme(x + o * len, len, kind == Reduce::kMax)
+                                           : finish(kind, row(x + o * len), len);
                             });
       return;
     }
@@ -137,6 +150,7 @@ std::optional<FastKernel> compile_fast_reduction(const CompileContext& cc, const
   for (size_t i = 1; i < axes.size(); ++i)
     if (axes[i] != axes[0] + i) return std::nullopt;  // not adjacent dimensions
   ReduceKernel k{*kind, op.inputs[0], op.outputs[0], 1, 1, 1, cc.pool};
+  const bool extreme = *kind == Reduce::kMax || *kind == Reduce::kMin;
   for (size_t d = 0; d < in.shape.size(); ++d) {
     if (d < axes.front())
       k.outer *= in.shape[d];
@@ -145,6 +159,8 @@ std::optional<FastKernel> compile_fast_reduction(const CompileContext& cc, const
     else
       k.inner *= in.shape[d];
   }
+  // reduceMax/reduceMin: rows only (the reference kernel reduces columns), never empty.
+  if (extreme && (k.inner != 1 || k.len == 0)) return std::nullopt;
   return FastKernel{std::move(k), false};
 }
 

@@ -91,6 +91,31 @@ CPPNN_CPU_CLONES void normalize(const float* x, float* y, size_t n, double mean,
   }
 }
 
+CPPNN_CPU_CLONES float extreme(const float* x, size_t n, bool largest) {
+  constexpr size_t W = simd::kWidth;
+  VF best = VF{} + x[0];
+  simd::VI nan = simd::VI{};
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const VF v = simd::load(x + i);
+    nan |= v != v;
+    best = simd::sel(largest ? v > best : v < best, v, best);
+  }
+  bool any_nan = false;
+  float b = x[0];
+  for (size_t j = 0; j < W; ++j) {
+    any_nan = any_nan || nan[j] != 0;
+    b = (largest ? best[j] > b : best[j] < b) ? best[j] : b;
+  }
+  for (; i < n; ++i) {
+    any_nan = any_nan || x[i] != x[i];
+    b = (largest ? x[i] > b : x[i] < b) ? x[i] : b;
+  }
+  for (i = 0; i < n; ++i)
+    if (any_nan ? x[i] != x[i] : x[i] == b) return x[i];
+  return b;
+}
+
 CPPNN_CPU_CLONES void softmax(const float* x, float* y, size_t n) {
   constexpr size_t W = simd::kWidth;
   // The maximum, and whether a NaN is present (it makes every output NaN, as in the reference).

@@ -22,6 +22,9 @@ double sum_squared_deviations(const float* x, size_t n, double mean);
 // null: 1 and 0).
 void normalize(const float* x, float* y, size_t n, double mean, double inv_std, const float* scale,
                const float* bias);
+// The largest (smallest) of n >= 1 values, as the reference picks it: the first NaN when there is
+// one, else the first element equal to the extreme (so ±0 keep their sign as given).
+float extreme(const float* x, size_t n, bool largest);
 // softmax of n contiguous values (n >= 1), within 4 ULP of the exact result: the maximum (NaN
 // anywhere makes every output NaN, as in the reference), e^(x − max) through vmath::exp with
 // the subtraction's rounding error put back (two-sum), their sum in double, each quotient rounded

@@ -92,6 +92,26 @@ CPPNN_SIMD_INLINE float as_float(int32_t i) {
 CPPNN_SIMD_INLINE VF as_float(VI i) {
   return std::bit_cast<VF>(i);
 }
+// A float's bits as an int32, an int32 as a float (exact for the small values used), and
+// mask ? k : 0 for an int32 mask.
+CPPNN_SIMD_INLINE int32_t to_bits(float x) {
+  return std::bit_cast<int32_t>(x);
+}
+CPPNN_SIMD_INLINE VI to_bits(VF x) {
+  return std::bit_cast<VI>(x);
+}
+CPPNN_SIMD_INLINE float to_float(int32_t i) {
+  return static_cast<float>(i);
+}
+CPPNN_SIMD_INLINE VF to_float(VI i) {
+  return __builtin_convertvector(i, VF);
+}
+CPPNN_SIMD_INLINE int32_t sel_int(bool m, int32_t k) {
+  return m ? k : 0;
+}
+CPPNN_SIMD_INLINE VI sel_int(VI m, int32_t k) {
+  return m & k;
+}
 // The same for double and int64.
 CPPNN_SIMD_INLINE int64_t to_int(double x) {
   return static_cast<int64_t>(x);

@@ -11,6 +11,7 @@ namespace cppnn::cpu::vmath {
 
 using simd::as_float;
 using simd::sel;
+using simd::sel_int;
 using simd::splat;
 using simd::to_int;
 
@@ -37,6 +38,42 @@ CPPNN_SIMD_INLINE V exp(V x) {
   const auto half = ni >> 1;  // both halves in [-75, 64]
   const V y = (er * as_float((half + 127) << 23)) * as_float((ni - half + 127) << 23);
   return sel(nan, x, y);
+}
+
+// ln(x) within 2 ULP (Cephes' logf: x = m·2^e with m in [√½, √2), ln(1 + z) for z = m − 1 by
+// z − z²/2 + z³·P(z), e·ln2 in two parts); subnormal x scaled by 2^25 first. ln(±0) = −Inf,
+// ln(x < 0) = NaN, ln(+Inf) = +Inf, NaN stays NaN.
+template <class V>
+CPPNN_SIMD_INLINE V log(V x) {
+  const auto tiny = x < 1.17549435e-38f;       // subnormal (or zero, negative, handled below)
+  const V xs = sel(tiny, x * 33554432.0f, x);  // · 2^25
+  const auto bits = simd::to_bits(xs);
+  auto e = ((bits >> 23) & 0xFF) - 126;
+  V m = as_float((bits & 0x807FFFFF) | 0x3F000000);  // in [0.5, 1)
+  const auto low = m < 0.70710678118654752f;
+  e = e - sel_int(low, 1);
+  m = sel(low, m + m - 1.0f, m - 1.0f);
+  V ef = simd::to_float(e);
+  ef = sel(tiny, ef - 25.0f, ef);
+  const V z = m * m;
+  V p = splat<V>(7.0376836292e-2f);
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  V y = m * z * p;
+  y = y + ef * -2.12194440e-4f;
+  y = y - 0.5f * z;
+  V r = (m + y) + ef * 0.693359375f;
+  const V inf = splat<V>(__builtin_inff());
+  r = sel(x == 0.0f, -inf, r);
+  r = sel(x == inf, inf, r);
+  r = sel(x < 0.0f, splat<V>(__builtin_nanf("")), r);
+  return sel(x != x, x, r);
 }
 
 // 1 / (1 + e^-x) within 4 ULP: e = e^-|x| never overflows, and for x < 0 the result is e / (1 + e).

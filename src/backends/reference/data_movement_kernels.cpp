@@ -20,27 +20,6 @@
 namespace cppnn::ref {
 namespace {
 
-// Bytes of one element of `type` (the data movement ops never take 4-bit types).
-size_t element_size(MLOperandDataType type) {
-  const unsigned bits = data_type_bits(type);
-  if (bits % 8 != 0)
-    throw OperationError("reference backend: 4-bit data is only accepted by dequantizeLinear");
-  return bits / 8;
-}
-
-// Writes `count` copies of the `esize`-byte element at `value` to `out`, doubling the filled
-// prefix with memcpy.
-void fill_elements(std::byte* out, const std::byte* value, size_t esize, size_t count) {
-  if (count == 0) return;
-  std::memcpy(out, value, esize);
-  const size_t total = esize * count;
-  for (size_t done = esize; done < total;) {
-    const size_t n = std::min(done, total - done);
-    std::memcpy(out + done, out, n);
-    done += n;
-  }
-}
-
 // A kernel running the strided copies of `op` (strided_copy.h) one after the other.
 Kernel parts_kernel(const KernelContext& kc, const Operation& op) {
   std::vector<CopyPart> parts = *copy_parts(kc.graph, op);
@@ -95,6 +74,12 @@ Kernel compile_expand(const KernelContext& kc, const Operation& op,
 // Edge and reflection fill one dimension at a time, innermost first, copying whole slabs.
 Kernel compile_pad(const KernelContext& kc, const Operation& op,
                    const AttrsOf<OpType::kPad>& attrs) {
+  if (attrs.options.mode == MLPaddingMode::kConstant) {
+    return [p = *constant_pad(kc.graph, op)](std::span<std::byte* const> slots) {
+      if (p.padded) fill_elements(slots[p.to.value], p.value.data(), p.esize, p.out_count);
+      p.interior.run(slots[p.from.value], slots[p.to.value]);
+    };
+  }
   const OperandId in = op.inputs[0], out = op.outputs[0];
   const MLOperandDescriptor& in_desc = kc.desc(in);
   const Dims& in_shape = in_desc.shape;
@@ -106,19 +91,7 @@ Kernel compile_pad(const KernelContext& kc, const Operation& op,
   int64_t interior = 0;
   for (size_t d = 0; d < rank; ++d) interior += int64_t{begin[d]} * out_strides[d];
   StridedCopy copy(esize, in_shape, contiguous_strides(in_shape), out_strides, 0, interior);
-  const size_t out_count = element_count_of(out_shape);
   const MLPaddingMode mode = attrs.options.mode;
-
-  if (mode == MLPaddingMode::kConstant) {
-    std::array<std::byte, 8> value{};
-    attrs.options.value.cast_to_bytes(in_desc.dataType, value.data());
-    const bool padded = out_count != element_count_of(in_shape);
-    return [in, out, copy = std::move(copy), value, esize, out_count,
-            padded](std::span<std::byte* const> slots) {
-      if (padded) fill_elements(slots[out.value], value.data(), esize, out_count);
-      copy.run(slots[in.value], slots[out.value]);
-    };
-  }
 
   // Edge and reflection: after the interior copy, dimension d (innermost first) is completed for
   // every interior index of the dimensions before it; the dimensions after it are already full,

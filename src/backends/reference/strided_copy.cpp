@@ -1,5 +1,6 @@
 #include "src/backends/reference/strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -36,14 +37,6 @@ void copy_run(const std::byte* in, std::byte* out, size_t esize, uint32_t n, int
     default:
       for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * out_step, in + i * in_step, esize);
   }
-}
-
-// Bytes of one element of `type` (the data movement ops never take 4-bit types).
-size_t element_size(MLOperandDataType type) {
-  const unsigned bits = data_type_bits(type);
-  if (bits % 8 != 0)
-    throw OperationError("reference backend: 4-bit data is only accepted by dequantizeLinear");
-  return bits / 8;
 }
 
 // concat (row 6): each input is copied into its slab of the output along `axis`.
@@ -153,6 +146,48 @@ std::vector<CopyPart> reverse_parts(const Graph& g, const Operation& op,
 }
 
 }  // namespace
+
+size_t element_size(MLOperandDataType type) {
+  const unsigned bits = data_type_bits(type);
+  if (bits % 8 != 0)
+    throw OperationError("reference backend: 4-bit data is only accepted by dequantizeLinear");
+  return bits / 8;
+}
+
+void fill_elements(std::byte* out, const std::byte* value, size_t esize, size_t count) {
+  if (count == 0) return;
+  std::memcpy(out, value, esize);
+  const size_t total = esize * count;
+  for (size_t done = esize; done < total;) {  // doubling the filled prefix
+    const size_t n = std::min(done, total - done);
+    std::memcpy(out + done, out, n);
+    done += n;
+  }
+}
+
+std::optional<ConstantPad> constant_pad(const Graph& g, const Operation& op) {
+  if (op.type != OpType::kPad) return std::nullopt;
+  const auto& attrs = attrs_of<OpType::kPad>(op.attrs);
+  if (attrs.options.mode != MLPaddingMode::kConstant) return std::nullopt;
+  const MLOperandDescriptor& in_desc = g.descriptor(op.inputs[0]);
+  const Dims& out_shape = g.descriptor(op.outputs[0]).shape;
+  const Strides out_strides = contiguous_strides(out_shape);
+  int64_t interior = 0;
+  for (size_t d = 0; d < in_desc.shape.size(); ++d)
+    interior += int64_t{attrs.params.first[d]} * out_strides[d];
+  const size_t esize = element_size(in_desc.dataType);
+  ConstantPad p{op.inputs[0],
+                op.outputs[0],
+                {},
+                esize,
+                element_count_of(out_shape),
+                false,
+                StridedCopy(esize, in_desc.shape, contiguous_strides(in_desc.shape), out_strides, 0,
+                            interior)};
+  attrs.options.value.cast_to_bytes(in_desc.dataType, p.value.data());
+  p.padded = p.out_count != element_count_of(in_desc.shape);
+  return p;
+}
 
 StridedCopy::StridedCopy(size_t esize, const Dims& shape, const Strides& in_strides,
                          const Strides& out_strides, int64_t in_base, int64_t out_base)

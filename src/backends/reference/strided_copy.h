@@ -44,11 +44,30 @@ class StridedCopy {
   int64_t inner_in_ = 0, inner_out_ = 0;  // bytes
 };
 
+// Bytes of one element of `type`; OperationError for 4-bit types (no data movement op takes them).
+size_t element_size(MLOperandDataType type);
+
+// Writes `count` copies of the `esize`-byte element at `value` to `out`.
+void fill_elements(std::byte* out, const std::byte* value, size_t esize, size_t count);
+
 // One strided copy of an op: from operand `from` into operand `to`.
 struct CopyPart {
   OperandId from, to;
   StridedCopy copy;
 };
+
+// pad in "constant" mode (row 64): the output filled with the value cast to the input type
+// (§3.6) when it is larger than the input, then the input copied into its interior.
+struct ConstantPad {
+  OperandId from, to;
+  std::array<std::byte, 8> value{};
+  size_t esize = 0, out_count = 0;
+  bool padded = false;
+  StridedCopy interior;
+};
+
+// The constant pad of `op`, or nullopt when it is no pad in constant mode.
+std::optional<ConstantPad> constant_pad(const Graph& graph, const Operation& op);
 
 // The strided copies that together compute `op` when it is a concat, expand, reshape, reverse,
 // slice, split, tile or transpose (of whole-byte elements); nullopt for every other op.
