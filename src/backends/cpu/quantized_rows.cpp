@@ -80,12 +80,13 @@ CPPNN_TARGET_AVX512 inline __m512 ints_16_avx512(T type, const uint8_t* q, size_
   return _mm512_cvtepi32_ps(ints);
 }
 
-// The sum of the 16 lanes. (GCC 12's reduce and extract intrinsics trip -Wuninitialized: the
-// lanes are summed from memory.)
-CPPNN_TARGET_AVX512 inline float lane_sum(__m512 v) {
+// The sum of the 16 lanes, in double (a row's dot product is this sum plus the block terms, which
+// may nearly cancel it). (GCC 12's reduce and extract intrinsics trip -Wuninitialized: the lanes
+// are summed from memory.)
+CPPNN_TARGET_AVX512 inline double lane_sum(__m512 v) {
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, v);
-  float sum = 0;
+  double sum = 0;
   for (float x : lanes) sum += x;
   return sum;
 }
@@ -108,10 +109,10 @@ CPPNN_TARGET_AVX512 void dequantize_avx512(const QuantizedMatrix& m, size_t row,
 
 // One row's dot product in registers (blocks of a multiple of 16, any integer type).
 CPPNN_TARGET_AVX512 float dot_avx512(const QuantizedMatrix& m, size_t row, const float* a,
-                                     const float* block_sums) {
+                                     const double* block_sums) {
   const size_t base = row * m.k, blocks = m.k / m.block;
   __m512 total0 = _mm512_setzero_ps(), total1 = _mm512_setzero_ps();
-  float offsets = 0;
+  double offsets = 0;
   for (size_t b = 0, i = 0; i < m.k; ++b) {
     __m512 in0 = _mm512_setzero_ps(), in1 = _mm512_setzero_ps();
     const size_t end = i + m.block;
@@ -129,20 +130,20 @@ CPPNN_TARGET_AVX512 float dot_avx512(const QuantizedMatrix& m, size_t row, const
     total1 = _mm512_fmadd_ps(in1, s, total1);
     if (m.offset) offsets += m.offset[row * blocks + b] * block_sums[b];
   }
-  return lane_sum(_mm512_add_ps(total0, total1)) + offsets;
+  return static_cast<float>(lane_sum(_mm512_add_ps(total0, total1)) + offsets);
 }
 
 // The scalar part of a row's dot product: offset[b] * block_sums[b] summed, and for signed 4-bit
 // values stored shifted by 8 (nibble ^ 8), -8 * scale[b] * block_sums[b].
 template <bool Shifted, bool Offset>
-float block_terms(const QuantizedMatrix& m, size_t row, const float* block_sums) {
+double block_terms(const QuantizedMatrix& m, size_t row, const double* block_sums) {
   const size_t blocks = m.k / m.block;
   const float* scale = m.scale + row * blocks;
   const float* offset = Offset ? m.offset + row * blocks : nullptr;
-  float sum = 0;
+  double sum = 0;
   for (size_t b = 0; b < blocks; ++b) {
-    float f = 0;
-    if constexpr (Shifted) f -= 8.0f * scale[b];
+    double f = 0;
+    if constexpr (Shifted) f -= 8.0 * scale[b];
     if constexpr (Offset) f += offset[b];
     sum += f * block_sums[b];
   }
@@ -190,10 +191,10 @@ CPPNN_TARGET_AVX512 void dot_rows_nibbles(const QuantizedMatrix& m, size_t row0,
                           _mm512_set1_ps(m.scale[(row0 + size_t(r)) * blocks + b]), total[r]);
   }
   for (int r = 0; r < R; ++r)
-    out[r] =
+    out[r] = static_cast<float>(
         lane_sum(total[r]) +
         ((Signed || Offset) ? block_terms<Signed, Offset>(m, row0 + size_t(r), p.block_sums.data())
-                            : 0.0f);
+                            : 0.0));
 }
 
 // Rows of an 8-bit W (blocks of a multiple of 16), R rows at a time.
@@ -226,8 +227,9 @@ CPPNN_TARGET_AVX512 void dot_rows_bytes(const QuantizedMatrix& m, size_t row0, c
                                  total[r]);
   }
   for (int r = 0; r < R; ++r)
-    out[r] = lane_sum(total[r]) +
-             (Offset ? block_terms<false, Offset>(m, row0 + size_t(r), p.block_sums.data()) : 0.0f);
+    out[r] = static_cast<float>(
+        lane_sum(total[r]) +
+        (Offset ? block_terms<false, Offset>(m, row0 + size_t(r), p.block_sums.data()) : 0.0));
 }
 
 // R rows through the kernel of m's integer type.
@@ -280,7 +282,7 @@ void QuantizedMatrix::dequantize(size_t row, size_t k0, size_t count, float* out
 void QuantizedMatrix::prepare(const float* a, PreparedRow& row) const {
   row.a = a;
   const size_t blocks = k / block;
-  row.block_sums.assign(blocks, 0.0f);
+  row.block_sums.assign(blocks, 0.0);
   for (size_t b = 0; b < blocks; ++b)
     for (size_t i = 0; i < block; ++i) row.block_sums[b] += a[b * block + i];
   if ((type == T::kInt4 || type == T::kUint4) && block % 32 == 0) {

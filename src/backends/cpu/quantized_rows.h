@@ -19,7 +19,7 @@ namespace cppnn::cpu {
 // the high ones.
 struct PreparedRow {
   const float* a = nullptr;
-  std::vector<float> block_sums;
+  std::vector<double> block_sums;
   std::vector<float> nibble_order;
 };
 
