@@ -140,14 +140,15 @@ double block_terms(const QuantizedMatrix& m, size_t row, const double* block_sum
   const size_t blocks = m.k / m.block;
   const float* scale = m.scale + row * blocks;
   const float* offset = Offset ? m.offset + row * blocks : nullptr;
-  double sum = 0;
+  // Four partial sums: one chain of dependent additions would wait on each one's latency.
+  double sum[4] = {0, 0, 0, 0};
   for (size_t b = 0; b < blocks; ++b) {
     double f = 0;
     if constexpr (Shifted) f -= 8.0 * scale[b];
     if constexpr (Offset) f += offset[b];
-    sum += f * block_sums[b];
+    sum[b % 4] += f * block_sums[b];
   }
-  return sum;
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
 // How far ahead of the rows being read the weight rows are prefetched: single-threaded decoding
