@@ -48,7 +48,6 @@ std::vector<int32_t> tokenize(const LanguageModelState& model, std::string_view 
 // with the generator's cache tensors once.
 struct StepTensors {
   uint32_t tokens = 0;
-  uint32_t rows = 0;  // logits rows: tokens, or 1 with interface.logits_index
   std::optional<MLGraph> graph;
   MLTensor ids, positions, mask, logits, logits_index;
   std::vector<MLTensor> present;  // per interface.cache entry

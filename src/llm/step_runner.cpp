@@ -129,7 +129,6 @@ std::unique_ptr<cppnn::detail::StepTensors> make_step_tensors(
   MLContext context = model.context;
   auto step = std::make_unique<cppnn::detail::StepTensors>();
   step->tokens = tokens;
-  step->rows = in.logits_index.empty() ? tokens : 1;
   step->graph = graph;
   std::map<std::string, MLOperandDescriptor> descs;
   auto add_input = [&](const std::string& name, MLTensor& tensor) {
@@ -211,7 +210,7 @@ std::vector<float> run_step(const cppnn::detail::LanguageModelState& model,
     cppnn::detail::copy_tensor_region(context, step.present[i], from, cache[i], to, sizes);
   }
   std::vector<float> logits = context.readTensor<float>(step.logits);
-  if (step.rows == 1 && S > 1) {  // the last token's row alone
+  if (!step.logits_index.is_null() && S > 1) {  // the last token's row alone
     if (all_logits && n > 1)
       throw DataError("language model: this step graph gives the last token's logits alone");
     return logits;

@@ -56,8 +56,8 @@ PackedA& scratch_a() {
 struct MatmulKernel {
   OperandId a, b, out;
   size_t m, k, n;
-  Dims out_batch;
-  std::array<ref::Strides, 3> batch_strides;  // a, b, out, in elements
+  // Per output batch, the element offsets of its a, b and out matrices (broadcast), fixed at build.
+  std::vector<std::array<int64_t, 3>> offsets;
   std::shared_ptr<const PackedA> constant_a;  // a packed at build when it is one constant matrix
   std::shared_ptr<const PackedB> constant_b;  // b likewise
   std::optional<Epilogue> epilogue;
@@ -69,11 +69,6 @@ struct MatmulKernel {
     float* py = reinterpret_cast<float*>(slots[out.value]);
     if (m <= kStreamingRows && !constant_a) {
       // Tasks of (batch, column chunk) over the pool.
-      thread_local std::vector<std::array<int64_t, 3>> batches;
-      batches.clear();
-      ref::for_each_offset(out_batch, batch_strides,
-                           [&](const std::array<int64_t, 3>& o) { batches.push_back(o); });
-      const std::vector<std::array<int64_t, 3>>& offsets = batches;
       // Column chunks only as far as the batches leave threads idle (chunks read b's rows in
       // shorter runs).
       const size_t wanted = (size_t{pool->size()} * 2 + offsets.size() - 1) / offsets.size();
@@ -99,11 +94,6 @@ struct MatmulKernel {
     // One product per batch; with at least as many batches as threads (attention's heads), the
     // batches are split over the pool and each product runs on its thread alone (small products
     // split over the pool spend their time waiting on each other).
-    thread_local std::vector<std::array<int64_t, 3>> batches;
-    batches.clear();
-    ref::for_each_offset(out_batch, batch_strides,
-                         [&](const std::array<int64_t, 3>& o) { batches.push_back(o); });
-    const std::vector<std::array<int64_t, 3>>& offsets = batches;
     const bool by_batch = pool->size() > 1 && offsets.size() >= pool->size();
     auto product = [&](const std::array<int64_t, 3>& o, ThreadPool* threads) {
       const PackedA* packed = constant_a.get();
@@ -215,13 +205,16 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
   kern.m = as[as.size() - 2];
   kern.k = as.back();
   kern.n = bs.back();
-  kern.out_batch = Dims(os.begin(), os.end() - 2);
-  kern.batch_strides = {ref::broadcast_strides(Dims(as.begin(), as.end() - 2), kern.out_batch),
-                        ref::broadcast_strides(Dims(bs.begin(), bs.end() - 2), kern.out_batch),
-                        ref::contiguous_strides(kern.out_batch)};
-  for (int64_t& s : kern.batch_strides[0]) s *= int64_t(kern.m * kern.k);
-  for (int64_t& s : kern.batch_strides[1]) s *= int64_t(kern.k * kern.n);
-  for (int64_t& s : kern.batch_strides[2]) s *= int64_t(kern.m * kern.n);
+  const Dims out_batch(os.begin(), os.end() - 2);
+  std::array<ref::Strides, 3> strides = {
+      ref::broadcast_strides(Dims(as.begin(), as.end() - 2), out_batch),
+      ref::broadcast_strides(Dims(bs.begin(), bs.end() - 2), out_batch),
+      ref::contiguous_strides(out_batch)};
+  for (int64_t& s : strides[0]) s *= int64_t(kern.m * kern.k);
+  for (int64_t& s : strides[1]) s *= int64_t(kern.k * kern.n);
+  for (int64_t& s : strides[2]) s *= int64_t(kern.m * kern.n);
+  ref::for_each_offset(out_batch, strides,
+                       [&](const std::array<int64_t, 3>& o) { kern.offsets.push_back(o); });
   if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k)
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
