@@ -84,10 +84,13 @@ struct OperandInfo {
 // split, gru, lstm and lstmCell.
 // An activation fused into the operation before it (cppnn extension, set only by the fusion pass
 // for backends that opt in, src/passes/fusion.h): an elementwise op (relu, clamp, sigmoid, ...)
-// with its attributes, applied to the operation's single output in place.
+// with its attributes, applied to the operation's single output in place. `times_input`: the
+// activation's result multiplied by its input, x·f(x) (the exporters' SiLU, mul(x, sigmoid(x)),
+// float32 only: each value rounded as the two ops round it).
 struct FusedActivation {
   OpType type = OpType::kRelu;
   OpAttributes attrs;
+  bool times_input = false;
 };
 
 // A size in an operation's attributes that follows a dynamic dimension (cppnn extension,

@@ -24,7 +24,9 @@ struct PassSelection {
       false;  // convolutions, pools, resample in preferred_layout, transposes sunk
   bool fold_batch_norm = false;        // conv2d + per-channel affine ops on constants: one conv2d
   bool recognize_activations = false;  // elementwise spellings of hardSwish and linear
-  bool fuse = false;  // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
+  bool fuse = false;       // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
+  bool fuse_silu = false;  // with fuse: also mul(x, sigmoid(x)) on float32, as a times_input
+                           // sigmoid (FusedActivation)
 };
 
 // One backend's declaration.

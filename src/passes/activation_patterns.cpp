@@ -1,5 +1,6 @@
 #include "src/passes/activation_patterns.h"
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -82,6 +83,45 @@ class Matcher {
     return std::nullopt;
   }
 
+  // x of a gelu spelled at mul `op` (the last op of the exporters' erf form, 0.5·x·(1 +
+  // erf(x/√2))): mul(m, 0.5) with m = mul(x, a), or mul(h, a) with h = mul(x, 0.5), where a =
+  // add(erf(d), 1) and d = div(x, √2) or mul(x, 1/√2), in either operand order; every intermediate
+  // read once. The ops it absorbs go to `absorbed`.
+  std::optional<OperandId> gelu(const Operation& op, std::vector<uint32_t>* absorbed) const {
+    if (op.type != OpType::kMul) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const OperandId first = op.inputs[side], second = op.inputs[1 - side];
+      std::vector<uint32_t> parts;
+      std::optional<OperandId> x;
+      if (scalar_constant(g_, second) == 0.5f) {  // mul(mul(x, a), 0.5)
+        const Operation* m = single_use_producer(first);
+        if (!m || m->type != OpType::kMul) continue;
+        for (int s = 0; s < 2 && !x; ++s) {
+          std::vector<uint32_t> inner;
+          if (erf_sum_of(m->inputs[1 - s], m->inputs[s], &inner)) {
+            x = m->inputs[s];
+            parts = std::move(inner);
+          }
+        }
+        if (!x) continue;
+        parts.push_back(producer_[first.value]);
+      } else {  // mul(mul(x, 0.5), a)
+        const Operation* h = single_use_producer(first);
+        if (!h || h->type != OpType::kMul) continue;
+        for (int s = 0; s < 2 && !x; ++s)
+          if (scalar_constant(g_, h->inputs[1 - s]) == 0.5f &&
+              erf_sum_of(second, h->inputs[s], &parts))
+            x = h->inputs[s];
+        if (!x) continue;
+        parts.push_back(producer_[first.value]);
+      }
+      if (g_.descriptor(*x) != g_.descriptor(op.outputs[0])) continue;
+      absorbed->insert(absorbed->end(), parts.begin(), parts.end());
+      return x;
+    }
+    return std::nullopt;
+  }
+
   // (x, alpha, beta) when `op` is a mul/add/sub of a scalar right after a fusable producer.
   struct Linear {
     OperandId x;
@@ -105,6 +145,39 @@ class Matcher {
   }
 
  private:
+  // Whether `a` is add(erf(d), 1) (either order) with d = div(x, √2) or mul(x, 1/√2) (either
+  // order), each read once; its producers go to `parts`.
+  bool erf_sum_of(OperandId a, OperandId x, std::vector<uint32_t>* parts) const {
+    const Operation* add = single_use_producer(a);
+    if (!add || add->type != OpType::kAdd) return false;
+    for (int s = 0; s < 2; ++s) {
+      if (scalar_constant(g_, add->inputs[1 - s]) != 1.0f) continue;
+      const Operation* erf = single_use_producer(add->inputs[s]);
+      if (!erf || erf->type != OpType::kErf) continue;
+      const Operation* scale = single_use_producer(erf->inputs[0]);
+      if (!scale || !scales_by_inverse_sqrt2(*scale, x)) continue;
+      parts->push_back(producer_[a.value]);
+      parts->push_back(producer_[add->inputs[s].value]);
+      parts->push_back(producer_[erf->inputs[0].value]);
+      return true;
+    }
+    return false;
+  }
+
+  // Whether `op` is x/√2 as exporters write it: div(x, c) with c = √2, or mul of x and 1/√2
+  // (either order), the constant within two float32 ulps of the exact value.
+  bool scales_by_inverse_sqrt2(const Operation& op, OperandId x) const {
+    constexpr double kSqrt2 = 1.4142135623730951, kUlps = 0x1p-22;
+    auto near = [&](OperandId c, double want) {
+      const std::optional<float> v = scalar_constant(g_, c);
+      return v && std::fabs(double(*v) / want - 1.0) <= kUlps;
+    };
+    if (op.type == OpType::kDiv) return op.inputs[0] == x && near(op.inputs[1], kSqrt2);
+    if (op.type != OpType::kMul) return false;
+    return (op.inputs[0] == x && near(op.inputs[1], 1.0 / kSqrt2)) ||
+           (op.inputs[1] == x && near(op.inputs[0], 1.0 / kSqrt2));
+  }
+
   const Graph& g_;
   std::vector<uint32_t> uses_, producer_;
 };
@@ -115,19 +188,21 @@ Graph recognize_activations(const Graph& graph, bool* changed) {
   *changed = false;
   Matcher m(graph);
   std::vector<bool> absorbed(graph.operations.size(), false);
-  // Per operation: the hardSwish input it becomes, or the linear it becomes.
+  // Per operation: the hardSwish or gelu input it becomes, or the linear it becomes.
   std::vector<std::optional<OperandId>> swish(graph.operations.size());
+  std::vector<std::optional<OperandId>> gelu(graph.operations.size());
   std::vector<std::optional<Matcher::Linear>> linear(graph.operations.size());
   std::vector<bool> rewritten(graph.operations.size(), false);
   bool any = false;
   for (uint32_t i = 0; i < graph.operations.size(); ++i) {
     std::vector<uint32_t> parts;
-    if ((swish[i] = m.hard_swish(graph.operations[i], &parts))) {
+    if ((swish[i] = m.hard_swish(graph.operations[i], &parts)) ||
+        (gelu[i] = m.gelu(graph.operations[i], &parts))) {
       for (uint32_t p : parts) absorbed[p] = true;
     } else {
       linear[i] = m.linear(graph.operations[i], rewritten);
     }
-    rewritten[i] = swish[i] || linear[i];
+    rewritten[i] = swish[i] || gelu[i] || linear[i];
     any = any || rewritten[i];
   }
   if (!any) return graph;
@@ -140,6 +215,8 @@ Graph recognize_activations(const Graph& graph, bool* changed) {
     label.label = op.label();
     if (swish[i]) {
       rw.set(op.outputs[0], b.hardSwish(rw.value(*swish[i]), label));
+    } else if (gelu[i]) {
+      rw.set(op.outputs[0], b.gelu(rw.value(*gelu[i]), label));
     } else if (linear[i]) {
       MLLinearOptions o;
       o.alpha = linear[i]->alpha;

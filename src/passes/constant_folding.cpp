@@ -81,14 +81,8 @@ class ConstantValues {
       results.push_back(ConstantData::view(buffer, {buffer.get(), static_cast<size_t>(bytes)}));
     }
     kernel(slots_);
-    for (const FusedActivation& a : op.activations) {
-      Operation act;
-      act.type = a.type;
-      act.inputs = {op.outputs.at(0)};
-      act.outputs = {op.outputs.at(0)};
-      act.attrs = a.attrs;
-      ref::compile_kernel(kc, act)(slots_);
-    }
+    for (const FusedActivation& a : op.activations)
+      ref::compile_fused_activation(kc, op, a)(slots_);
     for (size_t i = 0; i < results.size(); ++i) set(op.outputs[i], std::move(results[i]));
   }
 

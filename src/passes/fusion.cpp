@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "src/passes/rewriter.h"
@@ -38,13 +39,20 @@ bool is_fusion_root(OpType t) {
   return t == kConv2d || t == kConvTranspose2d || t == kMatmul || t == kGemm;
 }
 
+// One activation of a chain: operation `op`, and for x·f(x) the mul `gate` that multiplies the
+// activation's result by its input (FusedActivation::times_input).
+struct Link {
+  uint32_t op = kNoOp;
+  uint32_t gate = kNoOp;
+};
+
 // One fusion found in the source graph: `root` (a convolution or matrix product), optionally the
 // add of constant `bias`, then `activations`; `end` is the operand the chain produces.
 struct Chain {
   uint32_t root = kNoOp;
   uint32_t bias_add = kNoOp;
   OperandId bias;
-  std::vector<uint32_t> activations;
+  std::vector<Link> activations;
   OperandId end;
 };
 
@@ -52,12 +60,26 @@ struct Chain {
 class FusionPass {
  public:
   FusionPass(const Graph& graph, const BackendDescriptor& backend)
-      : g_(graph), backend_(backend), reader_(graph.operands.size(), kNoOp) {
+      : g_(graph),
+        backend_(backend),
+        reader_(graph.operands.size(), kNoOp),
+        pair_(graph.operands.size(), {kNoOp, kNoOp}) {
+    for (OperandId in : graph.inputs) dynamic_ = dynamic_ || !graph.operand(in).dim_names.empty();
     const std::vector<uint32_t> uses = use_counts(graph);
-    // An operand's only reader, when it has exactly one use and that use is an operation's.
+    // An operand's only reader, when it has exactly one use and that use is an operation's; its
+    // two readers, when it has exactly two uses by two operations.
     for (uint32_t i = 0; i < graph.operations.size(); ++i)
-      for (OperandId in : graph.operations[i].inputs)
-        if (in.valid() && uses[in.value] == 1) reader_[in.value] = i;
+      for (OperandId in : graph.operations[i].inputs) {
+        if (!in.valid()) continue;
+        if (uses[in.value] == 1) reader_[in.value] = i;
+        if (uses[in.value] != 2) continue;
+        auto& [first, second] = pair_[in.value];
+        if (first == kNoOp) {
+          first = i;
+        } else if (first != i) {
+          second = i;
+        }
+      }
   }
 
   // The chains: at most one per root, none overlapping (each link is its producer's only use).
@@ -83,7 +105,10 @@ class FusionPass {
         continue;
       }
       if (c->bias_add != kNoOp) absorbed[c->bias_add] = true;
-      for (uint32_t a : c->activations) absorbed[a] = true;
+      for (const Link& a : c->activations) {
+        absorbed[a.op] = true;
+        if (a.gate != kNoOp) absorbed[a.gate] = true;
+      }
       *changed = true;
     }
     return rw.finish();
@@ -100,20 +125,54 @@ class FusionPass {
     c.root = i;
     c.end = op.outputs[0];
     if (op.activations.empty()) find_bias(op, c);
-    // Activations the backend runs natively, each its predecessor's only use.
-    for (uint32_t j = only_reader(c.end); j != kNoOp; j = only_reader(c.end)) {
+    // Activations the backend runs natively, each its predecessor's only use (or, x·sigmoid(x),
+    // its predecessor's two uses).
+    for (;;) {
+      if (std::optional<Link> silu = silu_at(c.end)) {
+        c.activations.push_back(*silu);
+        c.end = g_.operations[silu->gate].outputs[0];
+        continue;
+      }
+      const uint32_t j = only_reader(c.end);
+      if (j == kNoOp) break;
       const Operation& act = g_.operations[j];
       if (!is_activation(act.type) || !backend_.fits_natively(g_, act)) break;
-      c.activations.push_back(j);
+      c.activations.push_back({j, kNoOp});
       c.end = act.outputs[0];
     }
     if (c.bias_add == kNoOp && c.activations.empty()) return std::nullopt;
     return c;
   }
 
+  // mul(x, sigmoid(x)) (either operand order) on float32 when the backend takes it fused
+  // (PassSelection::fuse_silu): x read by exactly the sigmoid and the mul, the sigmoid's result
+  // by the mul only.
+  std::optional<Link> silu_at(OperandId x) const {
+    if (!backend_.passes.fuse_silu || g_.descriptor(x).dataType != MLOperandDataType::kFloat32)
+      return std::nullopt;
+    auto [s, m] = pair_[x.value];
+    if (s == kNoOp || m == kNoOp) return std::nullopt;
+    if (g_.operations[s].type != OpType::kSigmoid) std::swap(s, m);
+    const Operation& sig = g_.operations[s];
+    const Operation& mul = g_.operations[m];
+    if (sig.type != OpType::kSigmoid || mul.type != OpType::kMul || !sig.activations.empty() ||
+        !mul.activations.empty() || only_reader(sig.outputs[0]) != m)
+      return std::nullopt;
+    const OperandId gated = sig.outputs[0];
+    if (!((mul.inputs[0] == x && mul.inputs[1] == gated) ||
+          (mul.inputs[0] == gated && mul.inputs[1] == x)) ||
+        g_.descriptor(mul.outputs[0]) != g_.descriptor(x) || !backend_.fits_natively(g_, sig) ||
+        !backend_.fits_natively(g_, mul))
+      return std::nullopt;
+    return Link{s, m};
+  }
+
   // An add of a constant right after `op` (its only use) that `op` can take as its bias: per
   // output channel for the convolutions, any shape that broadcasts to the result for gemm (as
-  // `c`) and for a 2-D matmul when the backend runs gemm.
+  // `c`) and for a 2-D matmul when the backend runs gemm; for a matmul of a batched left operand
+  // by a matrix (a transformer's projections), one value per output column (the product then
+  // runs as a gemm of the batches' rows stacked, between two reshapes), unless the graph has
+  // dynamic dimensions.
   void find_bias(const Operation& op, Chain& c) const {
     const uint32_t j = only_reader(c.end);
     if (j == kNoOp || g_.operations[j].type != OpType::kAdd) return;
@@ -132,10 +191,16 @@ class FusionPass {
       case OpType::kGemm:
         fits = !has_bias;
         break;
-      case OpType::kMatmul:
-        fits = out.shape.size() == 2 && g_.descriptor(op.inputs[0]).shape.size() == 2 &&
-               g_.descriptor(op.inputs[1]).shape.size() == 2 && backend_.is_native(OpType::kGemm);
+      case OpType::kMatmul: {
+        const size_t a_rank = g_.descriptor(op.inputs[0]).shape.size();
+        const bool matrix_b = g_.descriptor(op.inputs[1]).shape.size() == 2;
+        fits = matrix_b && backend_.is_native(OpType::kGemm) &&
+               ((out.shape.size() == 2 && a_rank == 2) ||
+                (a_rank > 2 && out.shape.size() == a_rank && !dynamic_ &&
+                 backend_.is_native(OpType::kReshape) &&
+                 column_bias(g_.descriptor(other).shape, out.shape)));
         break;
+      }
       default:
         break;
     }
@@ -143,6 +208,15 @@ class FusionPass {
     c.bias_add = j;
     c.bias = other;
     c.end = add.outputs[0];
+  }
+
+  // Whether a constant of `shape` added to a result of `out` is one value per column: every
+  // dimension 1 but the last, which is 1 or out's last.
+  static bool column_bias(const std::vector<uint32_t>& shape, const std::vector<uint32_t>& out) {
+    if (shape.size() > out.size()) return false;
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] != 1 && (i + 1 != shape.size() || shape[i] != out.back())) return false;
+    return true;
   }
 
   // The input (and output) layout of a convolution.
@@ -208,9 +282,18 @@ class FusionPass {
       }
       default: {  // matmul(a, b) + c == gemm(a, b, {c})
         MLGemmOptions o;
-        o.c = rw.value(c.bias);
         o.label = op.label();
-        out = b.gemm(x, w, o);
+        const std::vector<uint32_t>& a_shape = g_.descriptor(op.inputs[0]).shape;
+        if (a_shape.size() == 2) {
+          o.c = rw.value(c.bias);
+          out = b.gemm(x, w, o);
+          break;
+        }
+        // [..., M, K] as [rows, K]; apply() reshapes the result back.
+        uint32_t rows = 1;
+        for (size_t i = 0; i + 1 < a_shape.size(); ++i) rows *= a_shape[i];
+        o.c = channel_bias_operand(rw, c.bias, g_.descriptor(op.outputs[0]).shape.back());
+        out = b.gemm(b.reshape(x, {rows, a_shape.back()}), w, o);
         break;
       }
     }
@@ -230,8 +313,11 @@ class FusionPass {
       out = rw.value(op.outputs[0]);
     }
     Operation& fused = rw.operation(rw.operation_count() - 1);
-    for (uint32_t a : c.activations)
-      fused.activations.push_back({g_.operations[a].type, g_.operations[a].attrs});
+    for (const Link& a : c.activations)
+      fused.activations.push_back(
+          {g_.operations[a.op].type, g_.operations[a.op].attrs, a.gate != kNoOp});
+    const std::vector<uint32_t>& shape = g_.descriptor(op.outputs[0]).shape;
+    if (out.shape() != shape) out = rw.builder().reshape(out, shape);  // a batched matmul's gemm
     rw.set(c.end, out);
     return true;
   }
@@ -239,6 +325,8 @@ class FusionPass {
   const Graph& g_;
   const BackendDescriptor& backend_;
   std::vector<uint32_t> reader_;
+  std::vector<std::pair<uint32_t, uint32_t>> pair_;  // the two readers of a twice-used operand
+  bool dynamic_ = false;  // an input has dynamic dimensions (docs/dynamic-dimensions.md)
 };
 
 }  // namespace

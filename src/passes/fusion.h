@@ -1,6 +1,8 @@
 // Fusion, for backends that opt in (PassSelection::fuse): conv2d/convTranspose2d/matmul/gemm
-// followed by a bias add (folded into the op's bias where the op has one) and an elementwise
-// activation or clamp (recorded in Operation::activations), when the intermediate has no other use.
+// followed by a bias add (folded into the op's bias where the op has one) and elementwise
+// activations or clamps (recorded in Operation::activations), when each intermediate has no other
+// use; with PassSelection::fuse_silu also mul(x, sigmoid(x)) on float32, as a sigmoid times its
+// input (FusedActivation::times_input).
 #pragma once
 
 #include "cppnn/graph_model.h"

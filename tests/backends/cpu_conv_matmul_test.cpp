@@ -55,7 +55,7 @@ std::string dims_str(const std::vector<uint32_t>& d) {
 
 // After the op: relu, clamp, hardSwish (fused into the cpu kernels' epilogue), sigmoid (fused by
 // the pass, but without an epilogue form: the reference kernel runs it after the cpu kernel).
-enum class Act { kNone, kRelu, kClamp, kHardSwish, kSigmoid };
+enum class Act { kNone, kRelu, kClamp, kHardSwish, kSigmoid, kTanh, kSilu };
 
 const char* act_name(Act a) {
   switch (a) {
@@ -69,6 +69,10 @@ const char* act_name(Act a) {
       return "hardSwish";
     case Act::kSigmoid:
       return "sigmoid";
+    case Act::kTanh:
+      return "tanh";
+    case Act::kSilu:
+      return "silu";
   }
   return "?";
 }
@@ -89,6 +93,10 @@ MLOperand apply_act(MLGraphBuilder& b, Act act, MLOperand y) {
       return b.hardSwish(y);
     case Act::kSigmoid:
       return b.sigmoid(y);
+    case Act::kTanh:
+      return b.tanh(y);
+    case Act::kSilu:  // as exporters write SiLU: fused into the op by the cpu backend
+      return b.mul(y, b.sigmoid(y));
   }
   return y;
 }
@@ -105,6 +113,10 @@ double apply_act(Act act, double v) {
       return v * std::clamp(v + 3.0, 0.0, 6.0) / 6.0;
     case Act::kSigmoid:
       return 1.0 / (1.0 + std::exp(-v));
+    case Act::kTanh:
+      return std::tanh(v);
+    case Act::kSilu:
+      return v / (1.0 + std::exp(-v));
   }
   return v;
 }
@@ -415,10 +427,43 @@ TEST_F(CpuConvMatmul, Conv2dFilterAndInputLayouts) {
       }
 }
 
-// Activations fused into the epilogue (relu, clamp, hardSwish) or run after the cpu kernel
-// (sigmoid), with and without bias, on 1 and 2 threads; also 1×1 pointwise.
+// Images large enough that the padded, stride-phased copy of the input and the cut back of the
+// widened output rows are split over 2 threads: strides 1, 2 and 3, dilation 2, asymmetric
+// padding, the width below and above a GEMM panel, groups.
+TEST_F(CpuConvMatmul, Conv2dPhasedInputOnTwoThreads) {
+  struct Geometry {
+    uint32_t h, w, k;
+    std::vector<uint32_t> padding, strides, dilations;
+    uint32_t groups;
+  };
+  const Geometry geometries[] = {
+      {48, 40, 3, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1}, {47, 45, 3, {1, 1, 1, 1}, {2, 2}, {1, 1}, 1},
+      {40, 70, 5, {2, 1, 0, 3}, {3, 2}, {1, 1}, 2}, {36, 30, 3, {2, 2, 2, 2}, {1, 1}, {2, 2}, 1},
+      {33, 21, 1, {0, 0, 0, 0}, {2, 2}, {1, 1}, 1},
+  };
+  for (const Geometry& geo : geometries)
+    for (Act act : {Act::kNone, Act::kSilu}) {
+      ConvCase k;
+      k.cin = 16;
+      k.cout = 24;
+      k.h = geo.h;
+      k.w = geo.w;
+      k.kh = k.kw = geo.k;
+      k.padding = geo.padding;
+      k.strides = geo.strides;
+      k.dilations = geo.dilations;
+      k.groups = geo.groups;
+      k.act = act;
+      k.threads = 2;
+      check_conv(k, rng_);
+    }
+}
+
+// Activations fused into the epilogue (relu, clamp, hardSwish, sigmoid, SiLU) or run after the
+// cpu kernel (tanh), with and without bias, on 1 and 2 threads; also 1×1 pointwise.
 TEST_F(CpuConvMatmul, Conv2dActivations) {
-  for (Act act : {Act::kNone, Act::kRelu, Act::kClamp, Act::kHardSwish, Act::kSigmoid})
+  for (Act act : {Act::kNone, Act::kRelu, Act::kClamp, Act::kHardSwish, Act::kSigmoid, Act::kTanh,
+                  Act::kSilu})
     for (bool bias : {false, true})
       for (uint32_t threads : {1u, 2u})
         for (uint32_t kernel : {1u, 3u}) {
@@ -691,7 +736,7 @@ TEST_F(CpuConvMatmul, ConvTranspose2dLayoutsBiasAndActivations) {
   uint32_t round = 0;
   for (L layout : {L::kIohw, L::kHwoi, L::kOhwi})
     for (MLInputOperandLayout input : {kNchw, kNhwc})
-      for (Act act : {Act::kNone, Act::kClamp, Act::kHardSwish, Act::kSigmoid}) {
+      for (Act act : {Act::kNone, Act::kClamp, Act::kHardSwish, Act::kSigmoid, Act::kSilu}) {
         ConvTransposeCase k;
         k.n = 2;
         k.cin = 4;
@@ -885,7 +930,7 @@ TEST_F(CpuConvMatmul, MatmulConstantOperands) {
 
 // matmul + a constant bias [N] (+ an activation): the fusion pass makes it a gemm with c.
 TEST_F(CpuConvMatmul, MatmulWithBiasAndActivation) {
-  for (Act act : {Act::kNone, Act::kRelu, Act::kHardSwish, Act::kSigmoid})
+  for (Act act : {Act::kNone, Act::kRelu, Act::kHardSwish, Act::kSigmoid, Act::kSilu})
     for (uint32_t threads : {1u, 2u}) {
       MatmulCase k;
       k.a = {13, 270};
@@ -1004,7 +1049,7 @@ TEST_F(CpuConvMatmul, GemmShapesAndActivations) {
   uint32_t round = 0;
   for (const Shape& s : {Shape{1, 1, 1}, Shape{5, 3, 7}, Shape{12, 256, 32}, Shape{25, 257, 33},
                          Shape{13, 600, 257}, Shape{1, 300, 600}})
-    for (Act act : {Act::kNone, Act::kRelu, Act::kClamp, Act::kSigmoid}) {
+    for (Act act : {Act::kNone, Act::kRelu, Act::kClamp, Act::kSigmoid, Act::kSilu}) {
       GemmCase g;
       g.m = s.m;
       g.k = s.k;
@@ -1180,9 +1225,14 @@ TEST_F(CpuConvMatmul, FastPathCases) {
     const auto k = conv(groups, Act::kRelu, true, kNchw);
     ASSERT_TRUE(k.has_value());
     EXPECT_TRUE(k->applies_activations);
-    const auto sigmoid = conv(groups, Act::kSigmoid, true, kNchw);
-    ASSERT_TRUE(sigmoid.has_value());
-    EXPECT_FALSE(sigmoid->applies_activations);  // the reference kernel runs it after
+    for (Act fused : {Act::kSigmoid, Act::kSilu}) {
+      const auto k2 = conv(groups, fused, true, kNchw);
+      ASSERT_TRUE(k2.has_value());
+      EXPECT_TRUE(k2->applies_activations);
+    }
+    const auto tanh = conv(groups, Act::kTanh, true, kNchw);
+    ASSERT_TRUE(tanh.has_value());
+    EXPECT_FALSE(tanh->applies_activations);  // the reference kernel runs it after
   }
   EXPECT_FALSE(conv(2, Act::kNone, false, kNchw).has_value());
 

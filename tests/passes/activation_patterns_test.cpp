@@ -126,6 +126,53 @@ TEST(ActivationPatterns, ScalarMulAddSubAfterAnActivationBecomeLinear) {
       {kConv2d, kHardSwish, kLinear, kLinear, kLinear}, 1e-6);
 }
 
+// 0.5·x·(1 + erf(x/√2)) in the spellings exporters write: `form` 0 is mul(mul(x, a), 0.5), 1 is
+// mul(mul(x, 0.5), a); `swap` flips every operand order; `by_mul` writes x/√2 as x·(1/√2).
+MLOperand gelu_spelling(MLGraphBuilder& b, const MLOperand& x, int form, bool swap, bool by_mul) {
+  auto mul = [&](MLOperand p, MLOperand q) { return swap ? b.mul(q, p) : b.mul(p, q); };
+  MLOperand d = by_mul ? mul(x, scalar(b, 0.70710677f)) : b.div(x, scalar(b, 1.4142135f));
+  MLOperand e = b.erf(d);
+  MLOperand a = swap ? b.add(scalar(b, 1), e) : b.add(e, scalar(b, 1));
+  if (form == 0) return mul(mul(x, a), scalar(b, 0.5f));
+  return mul(mul(x, scalar(b, 0.5f)), a);
+}
+
+TEST(ActivationPatterns, ErfGeluSpellingsBecomeGelu) {
+  using enum OpType;
+  for (int form : {0, 1})
+    for (bool swap : {false, true})
+      for (bool by_mul : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << form << swap << by_mul);
+        // gelu rounds once where the five ops round five times.
+        expect_rewrite(
+            &passes::recognize_activations,
+            [&](MLGraphBuilder& b) { return gelu_spelling(b, conv(b), form, swap, by_mul); },
+            {kConv2d, kGelu}, 1e-6);
+      }
+}
+
+TEST(ActivationPatterns, GeluNeedsItsConstantsAndSingleUses) {
+  // mul(mul(x, add(f(div(x, divisor)), 1)), half) for f = erf or tanh.
+  const auto spelled = [](float divisor, float half, bool erf) -> Make {
+    return [=](MLGraphBuilder& b) {
+      MLOperand x = conv(b);
+      MLOperand d = b.div(x, scalar(b, divisor));
+      MLOperand a = b.add(erf ? b.erf(d) : b.tanh(d), scalar(b, 1));
+      return b.mul(b.mul(x, a), scalar(b, half));
+    };
+  };
+  // 0.5 replaced by 0.25; √2 by 1.5; erf replaced by tanh.
+  expect_unchanged(&passes::recognize_activations, spelled(1.4142135f, 0.25f, true));
+  expect_unchanged(&passes::recognize_activations, spelled(1.5f, 0.5f, true));
+  expect_unchanged(&passes::recognize_activations, spelled(1.4142135f, 0.5f, false));
+  // erf's result read twice.
+  expect_unchanged(&passes::recognize_activations, [](MLGraphBuilder& b) {
+    MLOperand x = conv(b);
+    MLOperand e = b.erf(b.div(x, scalar(b, 1.4142135f)));
+    return b.add(b.mul(b.mul(x, b.add(e, scalar(b, 1))), scalar(b, 0.5f)), e);
+  });
+}
+
 TEST(ActivationPatterns, LeavesOtherShapesAlone) {
   // An intermediate of the spelling read twice (a graph output needs it too).
   const auto shared = [](MLGraphBuilder& b) {

@@ -26,10 +26,11 @@ using enum MLOperandDataType;
 using testing::run_graph;
 using testing::to_bytes;
 
-// Every op native, fusion on.
+// Every op native, fusion on (SiLU included).
 BackendDescriptor fusing_descriptor() {
   BackendDescriptor d = BackendDescriptor::with_all_ops("fuse-test");
   d.passes.fuse = true;
+  d.passes.fuse_silu = true;
   return d;
 }
 
@@ -214,6 +215,33 @@ TEST_F(Fusion, MatmulKeepsTheAddWithoutNativeGemm) {
   EXPECT_EQ(g.operations.size(), 3u);
 }
 
+// A transformer's projection: matmul([2, 3, 6] activations, [6, 4] weights) -> add(bias
+// [1, 1, 4]) -> gelu becomes reshape -> gemm(c = the bias as [4]) + gelu -> reshape; a bias per
+// row instead ([3, 1]) or a batched right operand leaves the ops as they are.
+MLNamedOperands batched_projection(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {2, 3, 6}});
+  MLOperand y = b.gelu(b.add(b.matmul(x, weights(b, {6, 4}, 25)), weights(b, {1, 1, 4}, 26)));
+  MLOperand z = b.add(b.matmul(x, weights(b, {6, 4}, 27)), weights(b, {3, 1}, 28));
+  MLOperand w = b.add(b.matmul(x, weights(b, {2, 6, 4}, 29)), weights(b, {4}, 30));
+  return {{"y", y}, {"z", z}, {"w", w}};
+}
+
+TEST_F(Fusion, BatchedMatmulWithAColumnBiasBecomesAGemmOfRows) {
+  bool changed = false;
+  const Graph g = fused(batched_projection, &changed);
+  EXPECT_TRUE(changed);
+  std::vector<OpType> types;
+  for (const Operation& op : g.operations) types.push_back(op.type);
+  using enum OpType;
+  EXPECT_EQ(types, (std::vector<OpType>{kReshape, kGemm, kReshape, kMatmul, kAdd, kMatmul, kAdd}));
+  const Operation& gemm = g.operations[1];
+  EXPECT_EQ(g.descriptor(gemm.inputs[0]).shape, (std::vector<uint32_t>{6, 6}));
+  EXPECT_EQ(g.descriptor(gemm.inputs[2]).shape, (std::vector<uint32_t>{4}));
+  EXPECT_EQ(activations(gemm), (std::vector<OpType>{kGelu}));
+  EXPECT_EQ(g.descriptor(g.operations[2].outputs[0]).shape, (std::vector<uint32_t>{2, 3, 4}));
+  expect_same_values(batched_projection);
+}
+
 // gemm with beta 2 and no c -> add(constant [1, 5]) -> hardSwish: c is the constant, beta 1.
 MLNamedOperands gemm_bias(MLGraphBuilder& b) {
   MLOperand a = b.input("a", {kFloat32, {4, 3}});
@@ -281,6 +309,66 @@ TEST_F(Fusion, OnlyAConstantBiasIntoAnOpWithoutOne) {
   bool changed = true;
   fused(no_bias_fusion, &changed);
   EXPECT_FALSE(changed);
+}
+
+// conv2d -> add(bias) -> mul(sigmoid(c), c): SiLU as a sigmoid times its input on the conv; a
+// matmul result read three times fuses nothing. The reference plan's fused form gives the same
+// bits as the ops it replaces.
+MLNamedOperands conv_silu(MLGraphBuilder& b) {
+  MLOperand x = b.input("x", {kFloat32, {1, 2, 5, 5}});
+  MLOperand c = b.add(b.conv2d(x, weights(b, {3, 2, 3, 3}, 21), {.padding = {1, 1, 1, 1}}),
+                      weights(b, {3, 1, 1}, 22));
+  MLOperand silu = b.mul(b.sigmoid(c), c);
+  MLOperand m = b.matmul(b.reshape(silu, {3, 25}), weights(b, {25, 4}, 23));
+  return {{"y", b.relu(m)}, {"z", b.mul(m, b.sigmoid(m))}};
+}
+
+TEST_F(Fusion, SiluIsASigmoidTimesItsInput) {
+  bool changed = false;
+  const Graph g = fused(conv_silu, &changed);
+  EXPECT_TRUE(changed);
+  ASSERT_EQ(g.operations.size(), 6u);  // conv, reshape, matmul, relu, sigmoid(m), mul
+  const Operation& conv = g.operations[0];
+  EXPECT_EQ(conv.type, OpType::kConv2d);
+  ASSERT_EQ(conv.activations.size(), 1u);
+  EXPECT_EQ(conv.activations[0].type, OpType::kSigmoid);
+  EXPECT_TRUE(conv.activations[0].times_input);
+  // m has three uses (relu, sigmoid, mul): nothing fuses into the matmul.
+  EXPECT_TRUE(g.operations[2].activations.empty());
+  expect_same_values(conv_silu);
+}
+
+TEST_F(Fusion, SiluOnlyWhenAskedOnFloat32AndUsedAsSuch) {
+  const auto silu_after_conv = [](MLOperandDataType type, int variant) {
+    return [type, variant](MLGraphBuilder& b) -> MLNamedOperands {
+      MLOperand x = b.input("x", {type, {1, 2, 4, 4}});
+      MLOperand w = weights(b, {2, 2, 3, 3}, 24);
+      if (type != kFloat32) w = b.cast(w, type);
+      MLOperand c = b.conv2d(x, w);
+      MLOperand s = b.sigmoid(c);
+      if (variant == 1) return {{"y", b.mul(c, s)}, {"s", s}};  // the sigmoid read twice
+      if (variant == 2) return {{"y", b.mul(c, s)}, {"c", c}};  // c a graph output too
+      if (variant == 3) return {{"y", b.mul(s, s)}};            // not x·sigmoid(x)
+      return {{"y", b.mul(c, s)}};
+    };
+  };
+  bool changed = false;
+  EXPECT_EQ(fused(silu_after_conv(kFloat32, 0), &changed).operations.size(), 1u);
+  EXPECT_TRUE(changed);
+  BackendDescriptor no_silu = fusing_descriptor();
+  no_silu.passes.fuse_silu = false;
+  EXPECT_EQ(fused(silu_after_conv(kFloat32, 0), &changed, no_silu).operations.size(), 3u);
+  EXPECT_EQ(fused(silu_after_conv(kFloat16, 0), &changed).operations.size(), 4u);  // cast too
+  for (int variant : {1, 2}) {
+    SCOPED_TRACE(variant);
+    EXPECT_EQ(fused(silu_after_conv(kFloat32, variant), &changed).operations.size(), 3u);
+    expect_same_values(silu_after_conv(kFloat32, variant));
+  }
+  // mul(s, s): the sigmoid (c's only use) fuses as a plain activation, the mul stays.
+  const Graph g = fused(silu_after_conv(kFloat32, 3), &changed);
+  ASSERT_EQ(g.operations.size(), 2u);
+  ASSERT_EQ(g.operations[0].activations.size(), 1u);
+  EXPECT_FALSE(g.operations[0].activations[0].times_input);
 }
 
 // conv2d -> relu on a backend without a native relu: the relu stays an op.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,10 +54,30 @@ std::vector<Lifetime> lifetimes(const Graph& g) {
 }
 
 // Checks every rule of a plan of `g`: exactly the intermediates are planned, aligned, inside the
-// arena; two intermediates alive at the same operation are disjoint in bytes; the sums add up.
-// Returns the number of intermediates.
+// arena; a view is the output of a reshape or identity of an intermediate, at its storage's
+// offset; two intermediates of different storage alive at the same operation (a storage lives as
+// long as any of its views) are disjoint in bytes; the sums add up. Returns the number of
+// intermediates.
 size_t check_plan(const Graph& g, const MemoryPlan& plan, uint64_t alignment) {
-  const std::vector<Lifetime> life = lifetimes(g);
+  std::vector<Lifetime> life = lifetimes(g);
+  EXPECT_EQ(plan.storage.size(), g.operands.size());
+  EXPECT_EQ(plan.is_view.size(), g.operations.size());
+  for (size_t i = 0; i < g.operands.size(); ++i) {
+    if (plan.storage[i] == i) continue;
+    const Operation& op = g.operations[g.operands[i].producer];
+    EXPECT_TRUE(plan.is_view[g.operands[i].producer]) << "operand " << i;
+    EXPECT_TRUE(op.type == OpType::kReshape || op.type == OpType::kIdentity) << "operand " << i;
+    EXPECT_TRUE(life[i].intermediate && life[op.inputs[0].value].intermediate) << "operand " << i;
+    EXPECT_EQ(plan.storage[op.inputs[0].value], plan.storage[i]) << "operand " << i;
+    EXPECT_EQ(plan.offsets[i], plan.offsets[plan.storage[i]]) << "operand " << i;
+  }
+  for (size_t i = 0; i < g.operands.size(); ++i) {  // a storage lives as long as its views
+    Lifetime& root = life[plan.storage[i]];
+    root.first = std::min(root.first, life[i].first);
+    root.last = std::max(root.last, life[i].last);
+  }
+  for (size_t i = 0; i < g.operands.size(); ++i)
+    life[i] = {life[i].intermediate, life[plan.storage[i]].first, life[plan.storage[i]].last};
   EXPECT_EQ(plan.offsets.size(), g.operands.size());
   uint64_t unplanned = 0;
   std::vector<size_t> planned;
@@ -77,7 +98,9 @@ size_t check_plan(const Graph& g, const MemoryPlan& plan, uint64_t alignment) {
   EXPECT_LE(plan.arena_bytes, plan.unplanned_bytes);
   for (size_t a : planned) {
     for (size_t b : planned) {
-      if (a >= b || life[a].first > life[b].last || life[b].first > life[a].last) continue;
+      if (a >= b || plan.storage[a] == plan.storage[b] || life[a].first > life[b].last ||
+          life[b].first > life[a].last)
+        continue;
       const uint64_t ea = plan.offsets[a] + byte_length(g.operands[a].descriptor);
       const uint64_t eb = plan.offsets[b] + byte_length(g.operands[b].descriptor);
       EXPECT_TRUE(ea <= plan.offsets[b] || eb <= plan.offsets[a])
@@ -165,6 +188,53 @@ TEST(MemoryPlan, SplitOutputsAndOutputsNamedTwice) {
   std::sort(split_offsets.begin(), split_offsets.end());
   EXPECT_LT(split_offsets[0], split_offsets[1]);
   EXPECT_LT(split_offsets[1], split_offsets[2]);
+}
+
+// A reshape (or identity) of an intermediate into an intermediate is a view: it shares the bytes
+// of what it reshapes, whose buffer then lives until the view's last reader, and runs nothing;
+// reshapes of a graph input or into a graph output stay copies. The reference backend's results
+// are those of the graph without views.
+TEST(MemoryPlan, ReshapesOfIntermediatesAreViews) {
+  MLContext context = ref_context();
+  MLGraphBuilder b(context);
+  MLOperand x = b.input("x", {kFloat32, {4, 6}});
+  MLOperand from_input = b.reshape(x, {24});       // a copy: x is bound per dispatch
+  MLOperand a = b.relu(x);                         // [4, 6]
+  MLOperand v1 = b.reshape(a, {2, 12});            // a view of a
+  MLOperand v2 = b.identity(b.reshape(v1, {24}));  // views of a, through a chain
+  MLOperand c = b.sigmoid(from_input);             // written while a is alive
+  MLOperand d = b.add(v2, c);                      // a's bytes read here
+  MLOperand out = b.reshape(b.mul(d, d), {6, 4});  // a copy into the graph output
+  const MLGraph graph = b.build({{"y", out}, {"z", b.add(v1, b.reshape(d, {2, 12}))}});
+  const Graph& g = graph.graph();
+  const MemoryPlan plan = checked_plan(g);
+  size_t views = 0;
+  for (size_t k = 0; k < g.operations.size(); ++k) {
+    const Operation& op = g.operations[k];
+    if (op.type != OpType::kReshape && op.type != OpType::kIdentity) continue;
+    const bool from_intermediate =
+        g.operands[op.inputs[0].value].kind == OperandKind::kOperationResult;
+    bool to_output = false;
+    for (const auto& [name, id] : g.outputs) to_output = to_output || id == op.outputs[0];
+    EXPECT_EQ(plan.is_view[k], from_intermediate && !to_output) << "operation " << k;
+    views += plan.is_view[k];
+  }
+  EXPECT_EQ(views, 4u);  // v1, reshape(v1), its identity, reshape(d)
+  EXPECT_EQ(plan.storage[v2.id().value], plan.storage[a.id().value]);
+  const std::vector<float> in = ramp(24);
+  const auto got = run_graph(context, graph, {{"x", to_bytes(in)}});
+  std::vector<float> y(24), z(24);
+  for (size_t i = 0; i < 24; ++i) {
+    const float ai = in[i] < 0 ? 0.0f : in[i];
+    const float di = ai + 1.0f / (1.0f + std::exp(-in[i]));
+    y[i] = di * di;
+    z[i] = ai + di;
+  }
+  const std::vector<float> got_y = as<float>(got.at("y")), got_z = as<float>(got.at("z"));
+  for (size_t i = 0; i < 24; ++i) {
+    EXPECT_NEAR(got_y[i], y[i], 1e-5f) << i;
+    EXPECT_NEAR(got_z[i], z[i], 1e-5f) << i;
+  }
 }
 
 // An operation's outputs never share bytes with its inputs, even when the input dies there.

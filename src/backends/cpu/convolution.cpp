@@ -37,74 +37,124 @@ struct ConvShape {
   }
 };
 
-// d[t] = src[ix + t·sw] for t < len, 0 outside the row [0, w) (or everywhere when src is null).
-CPPNN_SIMD_INLINE void copy_row(const float* src, int64_t ix, int64_t w, int64_t sw, size_t len,
-                                float* d) {
-  if (!src) {
-    for (size_t t = 0; t < len; ++t) d[t] = 0.0f;
-    return;
-  }
-  // The valid range [lo, hi) of t: 0 <= ix + t·sw < w.
-  const int64_t lo = ix >= 0 ? 0 : std::min<int64_t>(int64_t(len), (-ix + sw - 1) / sw);
-  const int64_t hi =
-      ix >= w ? lo : std::max<int64_t>(lo, std::min<int64_t>(int64_t(len), (w - ix + sw - 1) / sw));
-  for (int64_t t = 0; t < lo; ++t) d[t] = 0.0f;
-  if (sw == 1) {
-    const float* s = src + ix;
-    for (int64_t t = lo; t < hi; ++t) d[t] = s[t];
-  } else {
-    for (int64_t t = lo; t < hi; ++t) d[t] = src[ix + t * sw];
-  }
-  for (int64_t t = hi; t < int64_t(len); ++t) d[t] = 0.0f;
-}
+// One image and group of the input, zero-padded and split by stride phase: padded row q·sh + py
+// and column r·sw + px of channel ci (x[ci, q·sh + py − pt, r·sw + px − pl], 0 outside the image)
+// at ((ci·sh + py)·sw + px)·rows·cols + q·cols + r. The convolution is computed on a grid of
+// out_h × cols positions (the output's rows widened to the planes' width, the extra columns
+// dropped afterwards), on which the implicit im2col matrix's row l = (ci, ky, kx) is one run of
+// this buffer: position J = oy·cols + ox reads run_offsets[l] + J, the offset of phase
+// ((ky·dh) mod sh, (kx·dw) mod sw) of ci plus (ky·dh / sh)·cols + kx·dw / sw. Zeros follow the
+// planes, as far as the last run of a packed block reaches.
+struct PhaseLayout {
+  size_t rows = 0, cols = 0;        // of one phase plane
+  size_t size = 0;                  // floats, the slack included
+  std::vector<size_t> run_offsets;  // per row of the im2col matrix
 
-// Im2colPacker::pack's loops (a free function: virtual functions cannot be multi-versioned): the
-// implicit im2col matrix of one image and group, row l = (ci, ky, kx), column j = (oy, ox), value
-// x[ci, oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] (0 in the padding), packed as gemm.h's BPacker
-// says.
-CPPNN_CPU_CLONES void pack_im2col(const ConvShape& s, const float* x, size_t k0, size_t kc,
-                                  size_t n0, size_t nc, float* dst) {
-  const size_t nr = kGemmNR;
-  const size_t window = s.kh * s.kw;
-  for (size_t l = 0; l < kc; ++l) {
-    const size_t row = k0 + l;
-    const size_t ci = row / window, ky = (row % window) / s.kw, kx = row % s.kw;
-    const float* plane = x + ci * s.in_h * s.in_w;
-    const int64_t dy = int64_t(ky) * s.dilation_h - s.pad_top;
-    const int64_t dx = int64_t(kx) * s.dilation_w - s.pad_left;
-    size_t j = 0;
-    size_t oy = n0 / s.out_w, ox = n0 % s.out_w;
-    while (j < nc) {
-      // One output row's run of columns, cut where the packed panels change.
-      const size_t run = std::min(nc - j, s.out_w - ox);
-      const int64_t iy = int64_t(oy) * s.stride_h + dy;
-      const float* src = iy >= 0 && iy < int64_t(s.in_h) ? plane + size_t(iy) * s.in_w : nullptr;
-      for (size_t t = 0; t < run;) {
-        const size_t jj = j + t, offset = jj % nr;
-        const size_t len = std::min(run - t, nr - offset);
-        float* d = dst + (jj / nr) * kc * nr + l * nr + offset;
-        copy_row(src, int64_t(ox + t) * s.stride_w + dx, int64_t(s.in_w), s.stride_w, len, d);
-        t += len;
-      }
-      j += run;
-      ox = 0;
-      ++oy;
+  explicit PhaseLayout(const ConvShape& s) {
+    const size_t sh = size_t(s.stride_h), sw = size_t(s.stride_w);
+    rows = s.out_h + (s.kh - 1) * size_t(s.dilation_h) / sh;
+    cols = s.out_w + (s.kw - 1) * size_t(s.dilation_w) / sw;
+    // A run starts at most plane + cols − out_w past its phase plane's start and is read in whole
+    // panels (kGemmNR).
+    size = s.in_per_group() * sh * sw * plane() + cols + 2 * kGemmNR;
+    const size_t window = s.kh * s.kw;
+    for (size_t l = 0; l < s.depth(); ++l) {
+      const size_t ci = l / window, ky = (l % window) / s.kw, kx = l % s.kw;
+      const size_t dy = ky * size_t(s.dilation_h), dx = kx * size_t(s.dilation_w);
+      run_offsets.push_back(((ci * sh + dy % sh) * sw + dx % sw) * plane() + (dy / sh) * cols +
+                            dx / sw);
     }
-    for (size_t jj = nc; jj % nr != 0; ++jj) dst[(jj / nr) * kc * nr + l * nr + jj % nr] = 0.0f;
+  }
+  size_t plane() const { return rows * cols; }
+};
+
+// Fills channels [c0, c1) of the phases `p` from x, the image and group's NCHW planes; phases no
+// filter tap reads are left as they are.
+CPPNN_CPU_CLONES void fill_phases(const ConvShape& s, const PhaseLayout& layout, const float* x,
+                                  size_t c0, size_t c1, float* p) {
+  const size_t sh = size_t(s.stride_h), sw = size_t(s.stride_w), cols = layout.cols;
+  for (size_t ci = c0; ci < c1; ++ci)
+    for (size_t py = 0; py < sh; ++py)
+      for (size_t px = 0; px < sw; ++px) {
+        bool used_y = false, used_x = false;
+        for (size_t ky = 0; ky < s.kh; ++ky) used_y |= (ky * size_t(s.dilation_h)) % sh == py;
+        for (size_t kx = 0; kx < s.kw; ++kx) used_x |= (kx * size_t(s.dilation_w)) % sw == px;
+        if (!used_y || !used_x) continue;
+        float* plane = p + ((ci * sh + py) * sw + px) * layout.plane();
+        // The columns r with 0 <= r·sw + px − pl < w: [lo, hi).
+        const int64_t first = s.pad_left - int64_t(px);
+        const size_t lo =
+            first <= 0 ? 0 : std::min(cols, size_t((first + s.stride_w - 1) / s.stride_w));
+        const int64_t end = int64_t(s.in_w) + s.pad_left - int64_t(px);
+        const size_t hi =
+            end <= 0 ? lo
+                     : std::max(lo, std::min(cols, size_t((end + s.stride_w - 1) / s.stride_w)));
+        const int64_t shift = int64_t(px) - s.pad_left;
+        for (size_t q = 0; q < layout.rows; ++q) {
+          float* d = plane + q * cols;
+          const int64_t iy = int64_t(q * sh + py) - s.pad_top;
+          if (iy < 0 || iy >= int64_t(s.in_h)) {
+            std::fill(d, d + cols, 0.0f);
+            continue;
+          }
+          const float* src = x + (ci * s.in_h + size_t(iy)) * s.in_w;
+          std::fill(d, d + lo, 0.0f);
+          if (sw == 1) {
+            std::memcpy(d + lo, src + (int64_t(lo) + shift), (hi - lo) * sizeof(float));
+          } else if (sw == 2) {  // a constant stride, so the loop is vectorised (permutes)
+            const float* s2 = src + (int64_t(2 * lo) + shift);
+            for (size_t r = 0; r < hi - lo; ++r) d[lo + r] = s2[2 * r];
+          } else {
+            for (size_t r = lo; r < hi; ++r) d[r] = src[int64_t(r * sw) + shift];
+          }
+          std::fill(d + hi, d + cols, 0.0f);
+        }
+      }
+}
+
+// The phases of x in `p` (sized here; channels split over the pool).
+void build_phases(const ConvShape& s, const PhaseLayout& layout, const float* x,
+                  std::vector<float>& p, ThreadPool& pool) {
+  p.resize(layout.size);
+  const size_t per_channel = size_t(s.stride_h) * size_t(s.stride_w) * layout.plane();
+  const size_t planes = s.in_per_group() * per_channel;
+  std::fill(p.begin() + ptrdiff_t(planes), p.end(), 0.0f);
+  pool.parallel_ranges(s.in_per_group(), std::max<size_t>(16384 / (per_channel + 1), 1),
+                       [&](size_t c0, size_t c1) { fill_phases(s, layout, x, c0, c1, p.data()); });
+}
+
+// Im2colPacker::pack's loops (a free function: virtual functions cannot be multi-versioned): rows
+// [k0, k0 + kc) and grid columns [n0, n0 + nc) of the implicit im2col matrix packed as gemm.h's
+// BPacker says, each panel row one run of kGemmNR floats of the phases p.
+CPPNN_CPU_CLONES void pack_im2col(const PhaseLayout& layout, const float* p, size_t k0, size_t kc,
+                                  size_t n0, size_t nc, float* dst) {
+  using simd::kWidth;
+  constexpr size_t nr = kGemmNR;
+  const size_t* offsets = layout.run_offsets.data() + k0;
+  for (size_t jp = 0; jp * nr < nc; ++jp) {
+    const size_t valid = std::min(nr, nc - jp * nr);
+    const float* runs = p + n0 + jp * nr;
+    float* panel = dst + jp * kc * nr;
+    for (size_t l = 0; l < kc; ++l) {
+      const float* src = runs + offsets[l];
+      float* d = panel + l * nr;
+      for (size_t c = 0; c < nr; c += kWidth) simd::store(d + c, simd::load(src + c));
+      for (size_t t = valid; t < nr; ++t) d[t] = 0.0f;
+    }
   }
 }
 
-// The implicit im2col matrix of one batch and group as a BPacker (pack_im2col).
+// The implicit im2col matrix of one batch and group on the grid as a BPacker (pack_im2col).
 class Im2colPacker final : public BPacker {
  public:
-  Im2colPacker(const ConvShape& s, const float* x) : s_(s), x_(x) {}
+  Im2colPacker(const PhaseLayout& layout, const float* p) : layout_(layout), p_(p) {}
   void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override {
-    pack_im2col(s_, x_, k0, kc, n0, nc, dst);
+    pack_im2col(layout_, p_, k0, kc, n0, nc, dst);
   }
 
  private:
-  const ConvShape& s_;
-  const float* x_;
+  const PhaseLayout& layout_;
+  const float* p_;
 };
 
 // The filter as OIHW float32 values, from any conv2d filter layout.
@@ -153,6 +203,7 @@ struct ConvKernel {
   OperandId input, bias, output;
   std::shared_ptr<const std::vector<PackedA>> filters;  // per group
   std::shared_ptr<const std::vector<float>> rows;       // OIHW, when out_h·out_w < kFewPositions
+  std::shared_ptr<const PhaseLayout> layout;            // unless pointwise or few positions
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
   bool nhwc = false;  // the tensors are NHWC: run on NCHW copies (nchw_adapter.h)
@@ -225,7 +276,30 @@ struct ConvKernel {
         if (s.pointwise()) {
           gemm((*filters)[g], MatrixBPacker(xg, in_plane, 1), out_plane, out, pool.get());
         } else {
-          gemm((*filters)[g], Im2colPacker(s, xg), out_plane, out, pool.get());
+          thread_local std::vector<float> phases;
+          build_phases(s, *layout, xg, phases, *pool);
+          const Im2colPacker packer(*layout, phases.data());
+          const size_t cols = layout->cols, grid = s.out_h * cols;
+          if (cols == s.out_w) {
+            gemm((*filters)[g], packer, grid, out, pool.get());
+            continue;
+          }
+          // On the widened grid, then its rows cut back to the output's width.
+          thread_local std::vector<float> wide;
+          wide.resize(s.out_per_group() * grid);
+          float* y0 = out.c;
+          out.c = wide.data();
+          out.ldc = grid;
+          gemm((*filters)[g], packer, grid, out, pool.get());
+          const float* w = wide.data();  // (thread_local: the pool's threads have their own)
+          pool->parallel_ranges(s.out_per_group(), std::max<size_t>(16384 / (grid + 1), 1),
+                                [&](size_t o0, size_t o1) {
+                                  for (size_t o = o0; o < o1; ++o)
+                                    for (size_t oy = 0; oy < s.out_h; ++oy)
+                                      std::memcpy(y0 + o * out_plane + oy * s.out_w,
+                                                  w + o * grid + oy * cols,
+                                                  s.out_w * sizeof(float));
+                                });
         }
       }
     }
@@ -263,12 +337,16 @@ std::optional<FastKernel> compile_fast_conv2d(const CompileContext& cc, const Op
       filters->push_back(PackedA::pack(w.data() + g * s.out_per_group() * s.depth(),
                                        s.out_per_group(), s.depth(), s.depth(), 1));
   }
+  std::shared_ptr<const PhaseLayout> layout;
+  if (!rows && !s.pointwise() && s.out_h * s.out_w >= kFewPositions)
+    layout = std::make_shared<const PhaseLayout>(s);
   ConvKernel k{s,
                input,
                bias,
                op.outputs[0],
                std::move(filters),
                std::move(rows),
+               std::move(layout),
                Epilogue::from(op.activations),
                cc.pool,
                o.inputLayout == MLInputOperandLayout::kNhwc};

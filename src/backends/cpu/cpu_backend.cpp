@@ -4,8 +4,8 @@
 // liveness-planned arena (reference/reference_backend.h). Graphs go through constant folding, batch
 // normalization and per-channel scales folded into the convolution before them, exporters'
 // spellings of hardSwish and linear recognised, and the conv/matmul + bias + activation fusion
-// first (int4 stays packed: the reference kernels read it). Gemms whose weights are block-quantized
-// constants read them in place (quantized_weights.h).
+// (SiLU, mul(x, sigmoid(x)), included) first (int4 stays packed: the reference kernels read it).
+// Gemms whose weights are block-quantized constants read them in place (quantized_weights.h).
 #include "src/backends/cpu/cpu_backend.h"
 
 #include "src/backends/cpu/fast_kernel.h"
@@ -21,6 +21,7 @@ BackendDescriptor cpu_descriptor() {
   d.passes.fold_batch_norm = true;
   d.passes.recognize_activations = true;
   d.passes.fuse = true;
+  d.passes.fuse_silu = true;
   return d;
 }
 

@@ -62,7 +62,7 @@ template <size_t N, size_t V>
 
 // Every row: out[ox] = bias + Σ_t w[t] · band_row[offs[t] + ox] for ox < width, in blocks of 8,
 // 4, 2 and 1 vectors of N lanes, the last partial vector through a buffer (the band has the
-// columns up to width rounded up to kLanes); then the epilogue on the row, still in L1.
+// columns up to width rounded up to kLanes); then the epilogue on the rows, still in cache.
 template <size_t N>
 [[gnu::always_inline]] inline void dw_rows(const DwRows& a) {
   for (size_t r = 0; r < a.rows; ++r) {
@@ -88,8 +88,10 @@ template <size_t N>
       dw_block<N, 1>(src + i, a, tail);
       std::memcpy(out + i, tail, (n - i) * sizeof(float));
     }
-    if (a.epilogue) a.epilogue->apply(out, n);
   }
+  // The rows are consecutive in the output: one pass over them, still in cache (a pass per row
+  // of a small feature map would pay the epilogue's set-up for a handful of elements).
+  if (a.epilogue) a.epilogue->apply(a.out, a.rows * a.width);
 }
 
 // dw_rows for each instruction set (explicit targets, chosen once by dw_rows_for_this_cpu: the

@@ -1,7 +1,9 @@
 // The activations a cpu kernel applies to its output while it is still in cache: the chain the
 // fusion pass recorded on a conv2d/convTranspose2d/matmul/gemm (Operation::activations), for the
 // activations with an exact float32 form (relu, clamp, leakyRelu, hardSwish, hardSigmoid,
-// linear; webnn-spec.md §2). Options are cast to float32 first (§3.6), as the reference does.
+// linear; webnn-spec.md §2) and sigmoid, alone or times its input (SiLU), and gelu, as the cpu
+// backend's own sigmoid and gelu kernels compute them (vector_math.h). Options are cast to float32
+// first (§3.6), as the reference does.
 #pragma once
 
 #include <array>
@@ -15,7 +17,17 @@
 namespace cppnn::cpu {
 
 struct Epilogue {
-  enum class Kind : uint8_t { kRelu, kClamp, kLeakyRelu, kHardSwish, kHardSigmoid, kLinear };
+  enum class Kind : uint8_t {
+    kRelu,
+    kClamp,
+    kLeakyRelu,
+    kHardSwish,
+    kHardSigmoid,
+    kLinear,
+    kSigmoid,
+    kSilu,  // x·sigmoid(x), each rounded to float32 as sigmoid and mul round
+    kGelu,
+  };
   struct Step {
     Kind kind = Kind::kRelu;
     float a = 0, b = 0;  // clamp: min, max; leakyRelu: alpha; hardSigmoid, linear: alpha, beta
@@ -29,6 +41,10 @@ struct Epilogue {
   bool empty() const { return count == 0; }
   // Applies the steps in order to p[0..n).
   void apply(float* p, size_t n) const;
+  // y[i] = step(x[i]) for i in [0, n) (x == y allowed), bit-identical to the reference kernels
+  // for the exact activations: relu, clamp and leakyRelu in float32 (exact), hardSwish,
+  // hardSigmoid and linear in double, rounded once.
+  static void apply_step(const Step& s, const float* x, float* y, size_t n);
 };
 
 }  // namespace cppnn::cpu

@@ -14,11 +14,14 @@ namespace cppnn::cpu {
 namespace {
 
 constexpr size_t MR = kGemmMR, NR = kGemmNR;
+// Rows of a packed B panel the AVX-512 tile asks for ahead of the one it multiplies.
+constexpr size_t kPrefetchRows = 8;
 
 // One register tile, portable: c(i, j) for i < mr, j < nr from the packed panels, then either
-// added to c (load_c), or written with the row bias (when set).
+// added to c (load_c), or written with the row bias and the column bias (when set).
 CPPNN_CPU_CLONES void tile_portable(size_t kc, const float* a, const float* b, float* c, size_t ldc,
-                                    size_t mr, size_t nr, bool load_c, const float* bias) {
+                                    size_t mr, size_t nr, bool load_c, const float* bias,
+                                    const float* col) {
   float acc[MR][NR] = {};
   for (size_t l = 0; l < kc; ++l) {
     const float* bl = b + l * NR;
@@ -31,25 +34,33 @@ CPPNN_CPU_CLONES void tile_portable(size_t kc, const float* a, const float* b, f
   for (size_t i = 0; i < mr; ++i) {
     float* row = c + i * ldc;
     const float add = bias ? bias[i] : 0.0f;
-    for (size_t j = 0; j < nr; ++j) row[j] = load_c ? row[j] + acc[i][j] : acc[i][j] + add;
+    for (size_t j = 0; j < nr; ++j)
+      row[j] = load_c ? row[j] + acc[i][j] : acc[i][j] + add + (col ? col[j] : 0.0f);
   }
 }
 
 #if CPPNN_CPU_X86
-// The same tile with AVX-512: 24 accumulators (12 rows × 2 vectors of 16), the row broadcasts
-// folded into the FMAs; masked loads and stores for partial tiles.
-CPPNN_TARGET_AVX512 void tile_avx512(size_t kc, const float* a, const float* b, float* c,
-                                     size_t ldc, size_t mr, size_t nr, bool load_c,
-                                     const float* bias) {
-  __m512 c0[MR], c1[MR];
+// The same tile with AVX-512 for the first R rows of the panel (R = 12, or 8 and 4 for a last
+// panel of few rows, so that 16, 32 or 64 rows are not computed as 24, 36 and 72): 2·R
+// accumulators (R rows × 2 vectors of 16), the row broadcasts folded into the FMAs; masked loads
+// and stores for partial tiles.
+template <size_t R>
+CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float* b, float* c,
+                                          size_t ldc, size_t mr, size_t nr, bool load_c,
+                                          const float* bias, const float* col) {
+  __m512 c0[R], c1[R];
 #pragma GCC unroll 12
-  for (size_t i = 0; i < MR; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
   for (size_t l = 0; l < kc; ++l) {
+    // B's panel streams from L2 (a block is shared by every row panel): its lines are asked
+    // for kPrefetchRows rows ahead, which the L1 prefetcher does not do on its own.
+    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b + l * NR);
     const __m512 b1 = _mm512_loadu_ps(b + l * NR + 16);
     const float* al = a + l * MR;
 #pragma GCC unroll 12
-    for (size_t i = 0; i < MR; ++i) {
+    for (size_t i = 0; i < R; ++i) {
       const __m512 ai = _mm512_set1_ps(al[i]);
       c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
       c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
@@ -59,28 +70,45 @@ CPPNN_TARGET_AVX512 void tile_avx512(size_t kc, const float* a, const float* b, 
   const __mmask16 m1 = nr >= 32  ? __mmask16(0xFFFF)
                        : nr > 16 ? __mmask16((1u << (nr - 16)) - 1)
                                  : __mmask16(0);
+  const __m512 col0 = col && !load_c ? _mm512_maskz_loadu_ps(m0, col) : _mm512_setzero_ps();
+  const __m512 col1 = col && !load_c ? _mm512_maskz_loadu_ps(m1, col + 16) : _mm512_setzero_ps();
 #pragma GCC unroll 12
-  for (size_t i = 0; i < MR; ++i) {
+  for (size_t i = 0; i < R; ++i) {
     if (i >= mr) break;
     float* row = c + i * ldc;
     __m512 v0 = c0[i], v1 = c1[i];
     if (load_c) {
       v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), v0);
       v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), v1);
-    } else if (bias) {
-      const __m512 bi = _mm512_set1_ps(bias[i]);
-      v0 = _mm512_add_ps(v0, bi);
-      v1 = _mm512_add_ps(v1, bi);
+    } else {
+      if (bias) {
+        const __m512 bi = _mm512_set1_ps(bias[i]);
+        v0 = _mm512_add_ps(v0, bi);
+        v1 = _mm512_add_ps(v1, bi);
+      }
+      if (col) {
+        v0 = _mm512_add_ps(v0, col0);
+        v1 = _mm512_add_ps(v1, col1);
+      }
     }
     _mm512_mask_storeu_ps(row, m0, v0);
     _mm512_mask_storeu_ps(row + 16, m1, v1);
   }
 }
 
+// The AVX-512 tile with as few rows as the panel has.
+void tile_avx512(size_t kc, const float* a, const float* b, float* c, size_t ldc, size_t mr,
+                 size_t nr, bool load_c, const float* bias, const float* col) {
+  if (mr <= 4) return tile_avx512_rows<4>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
+  if (mr <= 8) return tile_avx512_rows<8>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
+  tile_avx512_rows<MR>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
+}
+
 // The same tile with AVX2: four 6×16 sub-tiles (12 accumulators each, the classic FMA kernel) over
 // the same packed panels, into a local tile, then written out like the portable one.
 CPPNN_TARGET_AVX2 void tile_avx2(size_t kc, const float* a, const float* b, float* c, size_t ldc,
-                                 size_t mr, size_t nr, bool load_c, const float* bias) {
+                                 size_t mr, size_t nr, bool load_c, const float* bias,
+                                 const float* col) {
   alignas(32) float acc[MR][NR];
   for (size_t i0 = 0; i0 < MR; i0 += 6) {
     if (i0 >= mr) break;
@@ -114,14 +142,14 @@ CPPNN_TARGET_AVX2 void tile_avx2(size_t kc, const float* a, const float* b, floa
     if (load_c) {
       for (size_t j = 0; j < nr; ++j) row[j] += acc[i][j];
     } else {
-      for (size_t j = 0; j < nr; ++j) row[j] = acc[i][j] + add;
+      for (size_t j = 0; j < nr; ++j) row[j] = acc[i][j] + add + (col ? col[j] : 0.0f);
     }
   }
 }
 #endif
 
 using TileFn = void (*)(size_t, const float*, const float*, float*, size_t, size_t, size_t, bool,
-                        const float*);
+                        const float*, const float*);
 
 TileFn tile_function() {
 #if CPPNN_CPU_X86
@@ -202,7 +230,7 @@ PackedB::PackedB(const BPacker& source, size_t depth, size_t n)
       offsets_.push_back(total);
       total += std::min(kGemmKC, depth - k0) * ((std::min(kGemmNC, n - n0) + NR - 1) / NR * NR);
     }
-  data_.resize(total);
+  data_.resize(total + NR);  // BPacker's slack past the last block
   size_t i = 0;
   for (size_t k0 = 0; k0 < depth; k0 += kGemmKC)
     for (size_t n0 = 0; n0 < n; n0 += kGemmNC)
@@ -224,7 +252,11 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
   if (k == 0) {  // an empty sum: the bias (or what c holds), then the epilogue
     for (size_t i = 0; i < m; ++i) {
       float* row = out.c + i * out.ldc;
-      if (!out.accumulate) std::fill(row, row + n, out.row_bias ? out.row_bias[i] : 0.0f);
+      if (!out.accumulate) {
+        std::fill(row, row + n, out.row_bias ? out.row_bias[i] : 0.0f);
+        if (out.col_bias)
+          for (size_t j = 0; j < n; ++j) row[j] += out.col_bias[j];
+      }
       if (out.epilogue) out.epilogue->apply(row, n);
     }
     return;
@@ -248,7 +280,7 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
       const size_t kc = std::min(kGemmKC, k - k0);
       const float* packed = b.packed_block(k0, n0);
       if (!packed) {
-        if (!scratch) scratch = b_scratch(std::min(kGemmKC, k) * nc_padded);
+        if (!scratch) scratch = b_scratch(std::min(kGemmKC, k) * nc_padded + NR);
         b.pack(k0, kc, n0, nc, scratch);
         packed = scratch;
       }
@@ -259,8 +291,9 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
         const float* bias = !load_c && out.row_bias ? out.row_bias + p * MR : nullptr;
         for (size_t jp = 0; jp * NR < nc; ++jp) {
           const size_t nr = std::min(NR, nc - jp * NR);
+          const float* col = !load_c && out.col_bias ? out.col_bias + n0 + jp * NR : nullptr;
           tile(kc, ap, packed + jp * kc * NR, out.c + p * MR * out.ldc + n0 + jp * NR, out.ldc, mr,
-               nr, load_c, bias);
+               nr, load_c, bias, col);
         }
       }
     }

@@ -35,7 +35,8 @@ struct PackedA {
 
 // Produces packed blocks of B (depth × n): pack(k0, kc, n0, nc, dst) writes columns
 // [n0, n0 + nc) of rows [k0, k0 + kc) as panels of NR columns, dst[(j / NR)·kc·NR + l·NR + j % NR]
-// for j < nc rounded up to NR (the padding columns zero). Called concurrently from the pool.
+// for j < nc rounded up to NR (the padding columns zero). dst has room for NR more floats, which
+// a packer may use as scratch. Called concurrently from the pool.
 class BPacker {
  public:
   virtual ~BPacker() = default;
@@ -72,11 +73,13 @@ class PackedB final : public BPacker {
 };
 
 // Where the product goes: c(i, j) = c[i·ldc + j]. With `accumulate`, the product is added to
-// what c holds; otherwise c = product + row_bias[i] (when row_bias is set). Then `epilogue`.
+// what c holds; otherwise c = product + row_bias[i] + col_bias[j] (each when set). Then
+// `epilogue`.
 struct GemmOutput {
   float* c = nullptr;
   size_t ldc = 0;
   const float* row_bias = nullptr;
+  const float* col_bias = nullptr;
   bool accumulate = false;
   const Epilogue* epilogue = nullptr;
 };

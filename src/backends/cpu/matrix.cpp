@@ -180,10 +180,16 @@ struct GemmKernel {
     go.epilogue = epilogue ? &*epilogue : nullptr;
     if (c.valid()) {
       const float* pc = floats(slots, c);
-      for (size_t i = 0; i < m; ++i)
-        for (size_t j = 0; j < n; ++j)
-          py[i * n + j] = beta * pc[i * c_strides[0] + j * c_strides[1]];
-      go.accumulate = true;
+      if (beta == 1.0f && c_strides[0] == 0 && c_strides[1] == 1) {
+        go.col_bias = pc;  // one value per column (a bias), added by the GEMM's tiles
+      } else if (beta == 1.0f && c_strides[0] == 1 && c_strides[1] == 0) {
+        go.row_bias = pc;
+      } else {
+        for (size_t i = 0; i < m; ++i)
+          for (size_t j = 0; j < n; ++j)
+            py[i * n + j] = beta * pc[i * c_strides[0] + j * c_strides[1]];
+        go.accumulate = true;
+      }
     }
     if (constant_b)
       gemm(*packed, *constant_b, n, go, pool.get());

@@ -38,4 +38,9 @@ T* data_of(std::span<std::byte* const> slots, OperandId id) {
 // Dispatches to compile_<method> by op type.
 Kernel compile_kernel(const KernelContext& kc, const Operation& op);
 
+// Activation `a` of op.activations (the fusion pass's, graph_model.h) on op's first output in
+// place: its reference kernel, and for times_input the product with the value it replaced.
+Kernel compile_fused_activation(const KernelContext& kc, const Operation& op,
+                                const FusedActivation& a);
+
 }  // namespace cppnn::ref

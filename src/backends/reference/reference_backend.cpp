@@ -57,7 +57,8 @@ class Plan final : public CompiledGraph {
       is_output[id.value] = true;
     }
     // Intermediates share one arena by liveness (src/passes/memory_plan.h): 64-byte aligned
-    // offsets, bytes shared only between intermediates that are never alive together.
+    // offsets, bytes shared only between intermediates that are never alive together, or with
+    // the intermediate a reshape views (that reshape then runs nothing).
     const passes::MemoryPlan plan = passes::plan_memory(g, kAlignment);
     const size_t arena = std::max<size_t>(plan.arena_bytes, kAlignment);
     arena_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, arena)));
@@ -69,6 +70,7 @@ class Plan final : public CompiledGraph {
     KernelContext kc{g};
     for (size_t index = 0; index < g.operations.size(); ++index) {
       const Operation& op = g.operations[index];
+      if (plan.is_view[index]) continue;
       std::optional<SubstituteKernel> own;
       if (substitute) own = substitute(op);
       const std::string name = op.label().empty()
@@ -84,12 +86,7 @@ class Plan final : public CompiledGraph {
       }
       // A fused activation (fusion pass) runs its own kernel on the output, in place.
       for (const FusedActivation& a : op.activations) {
-        Operation act;
-        act.type = a.type;
-        act.inputs = {op.outputs.at(0)};
-        act.outputs = {op.outputs.at(0)};
-        act.attrs = a.attrs;
-        kernels_.push_back(compile_kernel(kc, act));
+        kernels_.push_back(compile_fused_activation(kc, op, a));
         profile_entry(name, a.type, "reference");
       }
     }

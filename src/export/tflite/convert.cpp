@@ -21,6 +21,8 @@ namespace {
 // itself.
 void lower_fused_activations(Emitter& e, const Operation& op) {
   for (const FusedActivation& a : op.activations) {
+    if (a.times_input)  // the target does not ask for them (PassSelection::fuse_silu)
+      throw NotSupportedError("a fused activation times its input is not exported");
     Operation act;
     act.type = a.type;
     act.attrs = a.attrs;
