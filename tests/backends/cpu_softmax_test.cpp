@@ -89,5 +89,27 @@ TEST(CpuSoftmax, LongRowsStayWithinFourUlp) {
   EXPECT_LE(max_ulp_distance(run_softmax(cpu, shape, 1, x), run_softmax(ref, shape, 1, x)), 4);
 }
 
+// Rows whose results sweep the subnormal range (x − max from −80 to −110: e^(x − max) from 2^-115
+// down to 0), as attention rows far below their maximum produce: computed without subnormal
+// arithmetic (vmath::scale_by_pow2), still within 4 ULP (one ULP there being 2^-149).
+TEST(CpuSoftmax, SubnormalResultsStayWithinFourUlp) {
+  const std::vector<uint32_t> shape{4, 517};
+  std::vector<float> x(4 * 517);
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t i = 0; i < 517; ++i)
+      x[r * 517 + i] = i == r ? 1.5f * float(r) : 1.5f * float(r) - 80.0f - 30.0f * float(i) / 517;
+  MLContext ref = testing::ref_context();
+  MLContext cpu = MLContext::create({.backend = "cpu", .numThreads = 1});
+  const auto got = run_softmax(cpu, shape, 1, x);
+  EXPECT_LE(max_ulp_distance(got, run_softmax(ref, shape, 1, x)), 4);
+  size_t subnormal = 0;
+  for (size_t i = 0; i + 4 <= got.size(); i += 4) {
+    float v;
+    std::memcpy(&v, got.data() + i, 4);
+    subnormal += std::fpclassify(v) == FP_SUBNORMAL;
+  }
+  EXPECT_GT(subnormal, 4 * 517 / 2u);
+}
+
 }  // namespace
 }  // namespace cppnn

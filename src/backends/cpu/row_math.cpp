@@ -29,15 +29,24 @@ CPPNN_SIMD_INLINE double lane_sum(const float* x, size_t n, F f) {
 }
 
 // e^(v − m) with the subtraction's rounding error put back: d + err = v − m exactly (two-sum),
-// e^(v − m) = e^d·e^err ≈ e^d·(1 + err).
+// e^(v − m) = e^d·e^err ≈ e^d·(1 + err), the correction applied to e^d's mantissa before its
+// power of two (exact for a normal result; a subnormal one is rounded once, and without a
+// subnormal product, vmath::scale_by_pow2). NaN in v or m gives NaN; v = −Inf gives 0.
 template <class V>
 CPPNN_SIMD_INLINE V shifted_exp(V v, float m) {
   const V d = v - m;
   const V bb = d - v;
   V err = (v - (d - bb)) + (-m - bb);
-  err = simd::sel(d < -104.0f, simd::splat<V>(0.0f), err);  // e^d is 0 (also for v = -Inf)
-  const V e = vmath::exp(d);
-  return e + e * err;
+  const auto nan = d != d;        // (err is NaN there too, and unused)
+  const auto zero = d < -104.0f;  // e^d rounds to 0 (also for v = −Inf)
+  err = simd::sel(zero, simd::splat<V>(0.0f), err);
+  V dd = simd::sel(nan, simd::splat<V>(0.0f), d);
+  dd = simd::sel(zero, simd::splat<V>(-104.0f), dd);
+  dd = simd::sel(dd > 89.0f, simd::splat<V>(89.0f), dd);
+  decltype(simd::to_int(V{})) n;
+  const V er = vmath::exp_mantissa(dd, &n);
+  const V e = vmath::scale_by_pow2(er + er * err, n);
+  return simd::sel(nan, d, e);
 }
 
 }  // namespace

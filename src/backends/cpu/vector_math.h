@@ -15,15 +15,33 @@ using simd::sel_int;
 using simd::splat;
 using simd::to_int;
 
-// e^x within 2 ULP (Cephes' expf: x = n·ln2 + r with |r| <= ln2/2 and ln2 in two parts, a degree
-// 6 polynomial for e^r, and 2^n applied as two powers of two built in the exponent bits, so that
-// subnormal results and the overflow to +Inf come out right). NaN stays NaN.
+// er·2^n rounded once to float32, for er in [0.5, 2) and n in [-151, 128]: two powers of two built
+// in the exponent bits for a normal result (and the overflow to +Inf); a result below 2^-126 as
+// the subnormal's bits, er·2^(n+149) rounded to an integer (adding and subtracting 2^23 rounds to
+// nearest-even), the same single rounding as a multiply, without the multiply: a float product
+// with a subnormal result takes a microcode assist of about a hundred cycles on x86, which
+// attention's softmax rows (far below their maximum) hit at every vector.
+template <class V, class I>
+CPPNN_SIMD_INLINE V scale_by_pow2(V er, I n) {
+  // t = er·2^(n+149) where n < -125 (er·2^n < 2^-124), else er·2^24 (k = 24 + min(n + 125, 0));
+  // er·2^n is subnormal where t < 2^23, compared on t's bits (t > 0). Lane masks come from sign
+  // shifts: GCC compiles comparisons of 16 int32 lanes, and combinations of masks, lane by lane
+  // for AVX2 (and the latter for AVX-512 too).
+  const I shift = n + 125;
+  const I k = 24 + (shift & (shift >> 31));
+  const V t = er * as_float((k + 127) << 23);                 // exact
+  const I subnormal = (simd::to_bits(t) - 0x4B000000) >> 31;  // all ones where t < 2^23
+  const V bits = (t + 8388608.0f) - 8388608.0f;
+  const I nn = n - (subnormal & n);  // 0 there, so that the normal path stays normal
+  const auto half = nn >> 1;         // both halves in [-75, 64]
+  const V y = (er * as_float((half + 127) << 23)) * as_float((nn - half + 127) << 23);
+  return sel(subnormal, as_float(to_int(bits)), y);
+}
+
+// e^x as er·2^n: x = n·ln2 + r with |r| <= ln2/2 and ln2 in two parts, er = e^r by Cephes' degree
+// 6 polynomial (within 2 ULP once scaled). x is neither NaN nor outside [-104, 89].
 template <class V>
-CPPNN_SIMD_INLINE V exp(V x) {
-  const auto nan = x != x;
-  V v = sel(nan, splat<V>(0.0f), x);
-  v = sel(v < -104.0f, splat<V>(-104.0f), v);                          // e^-104 rounds to 0
-  v = sel(v > 89.0f, splat<V>(89.0f), v);                              // e^89 overflows
+CPPNN_SIMD_INLINE V exp_mantissa(V v, decltype(to_int(V{}))* n_out) {
   const V n = (v * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(v / ln2)
   V r = v - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
@@ -33,11 +51,21 @@ CPPNN_SIMD_INLINE V exp(V x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const V er = p * r * r + r + 1.0f;
-  const auto ni = to_int(n);  // in [-150, 128]
-  const auto half = ni >> 1;  // both halves in [-75, 64]
-  const V y = (er * as_float((half + 127) << 23)) * as_float((ni - half + 127) << 23);
-  return sel(nan, x, y);
+  *n_out = to_int(n);  // in [-150, 128]
+  return p * r * r + r + 1.0f;
+}
+
+// e^x within 2 ULP (Cephes' expf, exp_mantissa, scaled by scale_by_pow2 so that subnormal
+// results and the overflow to +Inf come out right). NaN stays NaN.
+template <class V>
+CPPNN_SIMD_INLINE V exp(V x) {
+  const auto nan = x != x;
+  V v = sel(nan, splat<V>(0.0f), x);
+  v = sel(v < -104.0f, splat<V>(-104.0f), v);  // e^-104 rounds to 0
+  v = sel(v > 89.0f, splat<V>(89.0f), v);      // e^89 overflows
+  decltype(to_int(V{})) n;
+  const V er = exp_mantissa(v, &n);
+  return sel(nan, x, scale_by_pow2(er, n));
 }
 
 // ln(x) within 2 ULP (Cephes' logf: x = m·2^e with m in [√½, √2), ln(1 + z) for z = m − 1 by
