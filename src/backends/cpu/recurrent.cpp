@@ -163,11 +163,29 @@ struct VectorMath {
   void recurrent(size_t d, size_t row0, size_t rows, const double* v, double* out) const {
     std::fill(out, out + rows, 0.0);
     double* outs[1] = {out - row0};
+    const double* const* vs = &v;
+    if (concurrent) {  // this direction's own thread
+      accumulate_columns(rt + d * hidden * gates, gates, hidden, vs, 1, outs, row0, row0 + rows);
+      return;
+    }
     pool->parallel_ranges(rows, columns_per_task(hidden), [&](size_t j0, size_t j1) {
-      accumulate_columns(rt + d * hidden * gates, gates, hidden, &v, 1, outs, row0 + j0, row0 + j1);
+      accumulate_columns(rt + d * hidden * gates, gates, hidden, vs, 1, outs, row0 + j0, row0 + j1);
     });
   }
   static void activate(ref::RecurrentAct act, double* v, size_t n) { activate_doubles(act, v, n); }
+  // Both directions of a bidirectional net at once, one per thread, when the pool has two: no
+  // synchronisation at every step (each step's product split over the threads waits on them).
+  template <class F>
+  void directions(size_t dirs, F&& fn) {
+    if (dirs < 2 || pool->size() < 2) {
+      for (size_t d = 0; d < dirs; ++d) fn(d);
+      return;
+    }
+    concurrent = true;
+    pool->parallel_for(dirs, [&](size_t d) { fn(d); });
+    concurrent = false;
+  }
+  bool concurrent = false;  // directions() runs the directions on their own threads
 };
 
 // An operand read as double: a constant converted once at build, or a runtime one at each

@@ -55,6 +55,10 @@ struct ScalarMath {
   static void activate(RecurrentAct act, double* v, size_t n) {
     for (size_t i = 0; i < n; ++i) v[i] = activate_one(act, v[i]);
   }
+  template <class F>
+  static void directions(size_t dirs, F&& fn) {
+    for (size_t d = 0; d < dirs; ++d) fn(d);
+  }
 };
 
 // Writes the states into the output operands, rounded to T.

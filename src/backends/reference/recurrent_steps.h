@@ -68,7 +68,9 @@ struct RecurrentData {
 //   input(d, t, bi, out):       out[k] = W_k·x[t, bi] + b_k for every gate row k (G values)
 //   recurrent(d, row0, rows, v, out): out[j] = R_{row0 + j}·v for j < rows (v: H values)
 //   activate(act, values, n):   in place
-// each in double (the reference sums the dot products in order).
+// each in double (the reference sums the dot products in order), and
+//   directions(dirs, fn):       fn(d) for every direction, in any order or at once (a direction
+//                               touches only its own states and outputs).
 
 // gru: per direction and step, z/r = f(W·x + b + R·h + rb); n = g(Wn·x + bn + r⊙(Rn·h + rbn))
 // with resetAfter, else g(Wn·x + bn + Rn·(r⊙h) + rbn); h' = z⊙h + (1−z)⊙n. out.state(d, h)
@@ -77,8 +79,8 @@ struct RecurrentData {
 template <class Math, class Output>
 void gru_steps(const GruPlan& p, const RecurrentData& in, Math& math, Output& out) {
   const size_t B = p.batch, H = p.hidden, G = 3 * H;
-  std::vector<double> h(B * H), next(B * H), pre(G), rec(H), rh(H);
-  for (size_t d = 0; d < p.dirs; ++d) {
+  math.directions(p.dirs, [&](size_t d) {
+    std::vector<double> h(B * H), next(B * H), pre(G), rec(H), rh(H);
     const double* rb = in.rbias + d * G;
     h.assign(in.h0 + d * B * H, in.h0 + (d + 1) * B * H);
     const bool reverse = p.backward || d == 1;
@@ -113,7 +115,7 @@ void gru_steps(const GruPlan& p, const RecurrentData& in, Math& math, Output& ou
       if (p.seq.valid()) out.step(t, d, h.data());
     }
     out.state(d, h.data(), nullptr);
-  }
+  });
 }
 
 // lstm: per direction and step, i/f/o = f(W·x + b + R·h + rb + p⊙c) with the previous cell state
@@ -122,8 +124,8 @@ void gru_steps(const GruPlan& p, const RecurrentData& in, Math& math, Output& ou
 template <class Math, class Output>
 void lstm_steps(const LstmPlan& p, const RecurrentData& in, Math& math, Output& out) {
   const size_t B = p.batch, H = p.hidden, G = 4 * H;
-  std::vector<double> h(B * H), c(B * H), next_h(B * H), next_c(B * H), pre(G), rec(G);
-  for (size_t d = 0; d < p.dirs; ++d) {
+  math.directions(p.dirs, [&](size_t d) {
+    std::vector<double> h(B * H), c(B * H), next_h(B * H), next_c(B * H), pre(G), rec(G);
     const double* rb = in.rbias + d * G;
     const double* pi = in.peephole ? in.peephole + d * 3 * H : nullptr;  // order i, o, f
     h.assign(in.h0 + d * B * H, in.h0 + (d + 1) * B * H);
@@ -164,7 +166,7 @@ void lstm_steps(const LstmPlan& p, const RecurrentData& in, Math& math, Output& 
       if (p.seq.valid()) out.step(t, d, h.data());
     }
     out.state(d, h.data(), c.data());
-  }
+  });
 }
 
 }  // namespace cppnn::ref
