@@ -178,22 +178,27 @@ std::vector<float> filter_oihw(const float* w, const Dims& shape, FilterAxes axe
 // positions wide: a short-time Fourier transform's few frames would waste most of it).
 constexpr size_t kFewPositions = 16;
 
-// The im2col columns of one image and group as rows: patches[j·depth + l] for output position j
-// and l = (ci, ky, kx), 0 in the padding.
-void gather_patches(const ConvShape& s, const float* x, float* patches) {
-  const size_t depth = s.depth(), window = s.kh * s.kw;
-  for (size_t oy = 0; oy < s.out_h; ++oy)
-    for (size_t ox = 0; ox < s.out_w; ++ox) {
-      float* p = patches + (oy * s.out_w + ox) * depth;
-      for (size_t l = 0; l < depth; ++l) {
-        const size_t ci = l / window, ky = (l % window) / s.kw, kx = l % s.kw;
-        const int64_t iy = int64_t(oy) * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h;
+// The im2col matrix of one image and group: value (l, j) for l = (ci, ky, kx) and output
+// position j at dst[j·position_stride + l·depth_stride], 0 in the padding (as rows of patches,
+// or as the columns of a [depth, positions] matrix).
+void gather_patches(const ConvShape& s, const float* x, float* dst, size_t position_stride,
+                    size_t depth_stride) {
+  const size_t window = s.kh * s.kw;
+  for (size_t l = 0; l < s.depth(); ++l) {
+    const size_t ci = l / window, ky = (l % window) / s.kw, kx = l % s.kw;
+    const float* plane = x + ci * s.in_h * s.in_w;
+    float* d = dst + l * depth_stride;
+    for (size_t oy = 0; oy < s.out_h; ++oy) {
+      const int64_t iy = int64_t(oy) * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h;
+      const bool row_inside = iy >= 0 && iy < int64_t(s.in_h);
+      for (size_t ox = 0; ox < s.out_w; ++ox) {
         const int64_t ix = int64_t(ox) * s.stride_w - s.pad_left + int64_t(kx) * s.dilation_w;
-        p[l] = iy >= 0 && iy < int64_t(s.in_h) && ix >= 0 && ix < int64_t(s.in_w)
-                   ? x[(ci * s.in_h + size_t(iy)) * s.in_w + size_t(ix)]
-                   : 0.0f;
+        d[(oy * s.out_w + ox) * position_stride] = row_inside && ix >= 0 && ix < int64_t(s.in_w)
+                                                       ? plane[size_t(iy) * s.in_w + size_t(ix)]
+                                                       : 0.0f;
       }
     }
+  }
 }
 
 // What the kernel keeps: the packed filter of each group (or, for few output positions, the
@@ -214,24 +219,23 @@ struct ConvKernel {
                     [this](const float* x, float* y, const float* b) { run(x, y, b); });
   }
 
-  // The convolution on NCHW data with few output positions per image: the patches of every
-  // image gathered once; with few positions in all, each output a dot product of a filter row and
-  // a patch; else one GEMM of the filter with the patches of every image side by side (so the
-  // GEMM's tiles are filled across images), scattered back per image.
+  // The convolution on NCHW data with few output positions per image: the im2col matrices of
+  // every image gathered once; with few positions in all, each output a dot product of a filter
+  // row and a patch; else one GEMM of the filter with the im2col columns of every image side by
+  // side (so the GEMM's tiles are filled across images), scattered back per image.
   void run_few(const float* x, float* y, const float* b) const {
     const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w, depth = s.depth();
     const size_t columns = s.batches * out_plane;
     thread_local std::vector<float> patches, matrix, product;
     for (size_t g = 0; g < s.groups; ++g) {
       const size_t o0 = g * s.out_per_group();
-      patches.resize(columns * depth);
-      for (size_t n = 0; n < s.batches; ++n)
-        gather_patches(s, x + (n * s.in_channels + g * s.in_per_group()) * in_plane,
-                       patches.data() + n * out_plane * depth);
+      auto image = [&](size_t n) {
+        return x + (n * s.in_channels + g * s.in_per_group()) * in_plane;
+      };
       if (!rows) {  // [depth, columns] for the GEMM, then [out/g, columns] back per image
         matrix.resize(depth * columns);
-        for (size_t j = 0; j < columns; ++j)
-          for (size_t l = 0; l < depth; ++l) matrix[l * columns + j] = patches[j * depth + l];
+        for (size_t n = 0; n < s.batches; ++n)
+          gather_patches(s, image(n), matrix.data() + n * out_plane, 1, columns);
         product.resize(s.out_per_group() * columns);
         GemmOutput out;
         out.c = product.data();
@@ -245,6 +249,9 @@ struct ConvKernel {
                         product.data() + o * columns + n * out_plane, out_plane * sizeof(float));
         continue;
       }
+      patches.resize(columns * depth);
+      for (size_t n = 0; n < s.batches; ++n)
+        gather_patches(s, image(n), patches.data() + n * out_plane * depth, depth, 1);
       const float* pp = patches.data();
       pool->parallel_ranges(s.out_per_group(), std::max<size_t>(8192 / (depth * columns + 1), 1),
                             [&](size_t a, size_t e) {
