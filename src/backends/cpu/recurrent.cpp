@@ -48,8 +48,9 @@ constexpr size_t kChunkRows = 32;
 // i in [0, m), in double with the float32 rows widened: each sum taken in order of i, as the
 // reference's dot product sums (the products and sums are the reference's, but for fused
 // multiply-adds rounding once where the reference rounds twice). Chunks of
-// kChunkRows rows are swept across the columns (sequential reads of each row), four vectors of
-// columns at a time (32 with GCC's 8-lane vectors) with a row's values reused for every vector.
+// kChunkRows rows are swept across the columns (sequential reads of each row), eight vectors of
+// columns at a time for one vector (four for several) with a row's values reused for every
+// vector.
 template <size_t count>
 CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_t m,
                                              const double* const* vs, double* const* outs,
@@ -57,22 +58,23 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_
   for (size_t i0 = 0; i0 < m; i0 += kChunkRows) {
     const size_t i1 = std::min(m, i0 + kChunkRows);
     size_t k = k0;
-    // Four vectors of columns: four independent sums per vector (each sum's additions stay in
-    // order, so a sum waits on the previous addition's latency; four of them keep the FMA units
-    // busy).
+    // Q vectors of columns: Q independent sums (each sum's additions stay in order, so a sum
+    // waits on the previous addition's latency; eight of them for one vector, four for several,
+    // keep the FMA units busy).
     constexpr size_t D = simd::kDoubles;
-    for (; k + 4 * D <= k1; k += 4 * D) {
-      simd::VD acc[kVectors][4];
+    constexpr size_t Q = count == 1 ? 8 : 4;
+    for (; k + Q * D <= k1; k += Q * D) {
+      simd::VD acc[kVectors][Q];
       for (size_t t = 0; t < count; ++t)
-        for (size_t q = 0; q < 4; ++q) acc[t][q] = simd::load(outs[t] + k + D * q);
+        for (size_t q = 0; q < Q; ++q) acc[t][q] = simd::load(outs[t] + k + D * q);
       for (size_t i = i0; i < i1; ++i) {
-        simd::VD w[4];
-        for (size_t q = 0; q < 4; ++q) w[q] = simd::load_double(rows + i * ld + k + D * q);
+        simd::VD w[Q];
+        for (size_t q = 0; q < Q; ++q) w[q] = simd::load_double(rows + i * ld + k + D * q);
         for (size_t t = 0; t < count; ++t)
-          for (size_t q = 0; q < 4; ++q) acc[t][q] += w[q] * vs[t][i];
+          for (size_t q = 0; q < Q; ++q) acc[t][q] += w[q] * vs[t][i];
       }
       for (size_t t = 0; t < count; ++t)
-        for (size_t q = 0; q < 4; ++q) simd::store(outs[t] + k + D * q, acc[t][q]);
+        for (size_t q = 0; q < Q; ++q) simd::store(outs[t] + k + D * q, acc[t][q]);
     }
     for (; k + D <= k1; k += D) {
       simd::VD acc[kVectors];

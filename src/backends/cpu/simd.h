@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 // Every function written over VF (here, vector_math.h, and the lambdas of the loops using them)
 // must be inlined into the clone that calls it (CPPNN_SIMD_INLINE): an out-of-line copy would be
@@ -49,11 +50,15 @@ CPPNN_SIMD_INLINE VD load(const double* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-// kDoubles floats widened to double.
+// kDoubles floats widened to double: one conversion from memory (GCC 12 splits a
+// __builtin_convertvector of 8 floats into halves and shuffles; it compiles the element list
+// into a single vcvtps2pd of a zmm register).
+template <size_t... I>
+CPPNN_SIMD_INLINE VD load_double_lanes(const float* p, std::index_sequence<I...>) {
+  return VD{double(p[I])...};
+}
 CPPNN_SIMD_INLINE VD load_double(const float* p) {
-  VFH v;
-  std::memcpy(&v, p, sizeof v);
-  return __builtin_convertvector(v, VD);
+  return load_double_lanes(p, std::make_index_sequence<kDoubles>{});
 }
 
 // The scalar or vector of type V with every lane c.
