@@ -151,6 +151,11 @@ class Im2colPacker final : public BPacker {
   void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override {
     pack_im2col(layout_, p_, k0, kc, n0, nc, dst);
   }
+  // Rows [k0, ...) are runs of the phases at run_offsets[l], read in place (the slack after the
+  // planes covers a panel's reads past the last column).
+  Rows rows_in_place(size_t k0, size_t n0) const override {
+    return {p_ + n0, layout_.run_offsets.data() + k0};
+  }
 
  private:
   const PhaseLayout& layout_;

@@ -96,6 +96,64 @@ CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float
   }
 }
 
+// The AVX-512 tile reading B in place (BPacker::rows_in_place): row l of the panel at
+// b + offsets[l], unaligned; otherwise tile_avx512_rows.
+template <size_t R>
+CPPNN_TARGET_AVX512 void tile_avx512_in_place(size_t kc, const float* a, const float* b,
+                                              const size_t* offsets, float* c, size_t ldc,
+                                              size_t mr, size_t nr, bool load_c, const float* bias,
+                                              const float* col) {
+  __m512 c0[R], c1[R];
+#pragma GCC unroll 12
+  for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (size_t l = 0; l < kc; ++l) {
+    const float* bl = b + offsets[l];
+    const __m512 b0 = _mm512_loadu_ps(bl);
+    const __m512 b1 = _mm512_loadu_ps(bl + 16);
+    const float* al = a + l * MR;
+#pragma GCC unroll 12
+    for (size_t i = 0; i < R; ++i) {
+      const __m512 ai = _mm512_set1_ps(al[i]);
+      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+    }
+  }
+  const __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  const __mmask16 m1 = nr >= 32  ? __mmask16(0xFFFF)
+                       : nr > 16 ? __mmask16((1u << (nr - 16)) - 1)
+                                 : __mmask16(0);
+#pragma GCC unroll 12
+  for (size_t i = 0; i < R; ++i) {
+    if (i >= mr) break;
+    float* row = c + i * ldc;
+    __m512 v0 = c0[i], v1 = c1[i];
+    if (load_c) {
+      v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), v0);
+      v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), v1);
+    } else {
+      if (bias) {
+        const __m512 bi = _mm512_set1_ps(bias[i]);
+        v0 = _mm512_add_ps(v0, bi);
+        v1 = _mm512_add_ps(v1, bi);
+      }
+      if (col) {
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, col));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, col + 16));
+      }
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+void tile_in_place(size_t kc, const float* a, const float* b, const size_t* offsets, float* c,
+                   size_t ldc, size_t mr, size_t nr, bool load_c, const float* bias,
+                   const float* col) {
+  if (mr <= 4) return tile_avx512_in_place<4>(kc, a, b, offsets, c, ldc, mr, nr, load_c, bias, col);
+  if (mr <= 8) return tile_avx512_in_place<8>(kc, a, b, offsets, c, ldc, mr, nr, load_c, bias, col);
+  tile_avx512_in_place<MR>(kc, a, b, offsets, c, ldc, mr, nr, load_c, bias, col);
+}
+
 // The AVX-512 tile with as few rows as the panel has.
 void tile_avx512(size_t kc, const float* a, const float* b, float* c, size_t ldc, size_t mr,
                  size_t nr, bool load_c, const float* bias, const float* col) {
@@ -262,6 +320,9 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
     return;
   }
   static const TileFn tile = tile_function();
+#if CPPNN_CPU_X86
+  static const bool kInPlace = has_avx512();  // B read in place where the packer allows it
+#endif
   const size_t n_blocks = (n + kGemmNC - 1) / kGemmNC;
   const size_t threads = pool ? pool->size() : 1;
   // Split the rows too when there are too few column blocks to keep every thread busy.
@@ -279,6 +340,26 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
     for (size_t k0 = 0; k0 < k; k0 += kGemmKC) {
       const size_t kc = std::min(kGemmKC, k - k0);
       const float* packed = b.packed_block(k0, n0);
+#if CPPNN_CPU_X86
+      const BPacker::Rows in_place =
+          packed || !kInPlace ? BPacker::Rows{} : b.rows_in_place(k0, n0);
+      if (in_place.base) {
+        const bool load_c = out.accumulate || k0 > 0;
+        for (size_t p = p0; p < p1; ++p) {
+          const float* ap = a.panel(p) + k0 * MR;
+          const size_t mr = std::min(MR, m - p * MR);
+          const float* bias = !load_c && out.row_bias ? out.row_bias + p * MR : nullptr;
+          for (size_t jp = 0; jp * NR < nc; ++jp) {
+            const size_t nr = std::min(NR, nc - jp * NR);
+            const float* col = !load_c && out.col_bias ? out.col_bias + n0 + jp * NR : nullptr;
+            tile_in_place(kc, ap, in_place.base + jp * NR, in_place.offsets,
+                          out.c + p * MR * out.ldc + n0 + jp * NR, out.ldc, mr, nr, load_c, bias,
+                          col);
+          }
+        }
+        continue;
+      }
+#endif
       if (!packed) {
         if (!scratch) scratch = b_scratch(std::min(kGemmKC, k) * nc_padded + NR);
         b.pack(k0, kc, n0, nc, scratch);

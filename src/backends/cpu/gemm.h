@@ -43,6 +43,14 @@ class BPacker {
   virtual void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const = 0;
   // The block already packed (a PackedB), or nullptr: gemm() then packs it into scratch.
   virtual const float* packed_block(size_t /*k0*/, size_t /*n0*/) const { return nullptr; }
+  // Where B can be read in place, unpacked: b(k0 + l, n0 + j) = base[offsets[l] + j] for
+  // l < kc and j < nc, and reading up to kGemmNR − 1 floats past any row's last column is
+  // allowed (the values are not used). nullptr where it cannot: gemm() then packs.
+  struct Rows {
+    const float* base = nullptr;
+    const size_t* offsets = nullptr;
+  };
+  virtual Rows rows_in_place(size_t /*k0*/, size_t /*n0*/) const { return {}; }
 };
 
 // B as a strided matrix: b(l, j) = b[l·row_stride + j·col_stride].
