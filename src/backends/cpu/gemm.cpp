@@ -40,32 +40,12 @@ CPPNN_CPU_CLONES void tile_portable(size_t kc, const float* a, const float* b, f
 }
 
 #if CPPNN_CPU_X86
-// The same tile with AVX-512 for the first R rows of the panel (R = 12, or 8 and 4 for a last
-// panel of few rows, so that 16, 32 or 64 rows are not computed as 24, 36 and 72): 2·R
-// accumulators (R rows × 2 vectors of 16), the row broadcasts folded into the FMAs; masked loads
-// and stores for partial tiles.
+// Writes the R rows × 32 accumulators of an AVX-512 tile (gemm's tile contract: added to c under
+// load_c, else with the row and column biases; masked for partial tiles).
 template <size_t R>
-CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float* b, float* c,
-                                          size_t ldc, size_t mr, size_t nr, bool load_c,
-                                          const float* bias, const float* col) {
-  __m512 c0[R], c1[R];
-#pragma GCC unroll 12
-  for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
-  for (size_t l = 0; l < kc; ++l) {
-    // B's panel streams from L2 (a block is shared by every row panel): its lines are asked
-    // for kPrefetchRows rows ahead, which the L1 prefetcher does not do on its own.
-    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b + l * NR);
-    const __m512 b1 = _mm512_loadu_ps(b + l * NR + 16);
-    const float* al = a + l * MR;
-#pragma GCC unroll 12
-    for (size_t i = 0; i < R; ++i) {
-      const __m512 ai = _mm512_set1_ps(al[i]);
-      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
-    }
-  }
+CPPNN_TARGET_AVX512 inline __attribute__((always_inline)) void store_tile_avx512(
+    const __m512* c0, const __m512* c1, float* c, size_t ldc, size_t mr, size_t nr, bool load_c,
+    const float* bias, const float* col) {
   const __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
   const __mmask16 m1 = nr >= 32  ? __mmask16(0xFFFF)
                        : nr > 16 ? __mmask16((1u << (nr - 16)) - 1)
@@ -96,6 +76,35 @@ CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float
   }
 }
 
+// The same tile with AVX-512 for the first R rows of the panel (R = 12, or 8 and 4 for a last
+// panel of few rows, so that 16, 32 or 64 rows are not computed as 24, 36 and 72): 2·R
+// accumulators (R rows × 2 vectors of 16), the row broadcasts folded into the FMAs; masked loads
+// and stores for partial tiles.
+template <size_t R>
+CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float* b, float* c,
+                                          size_t ldc, size_t mr, size_t nr, bool load_c,
+                                          const float* bias, const float* col) {
+  __m512 c0[R], c1[R];
+#pragma GCC unroll 12
+  for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (size_t l = 0; l < kc; ++l) {
+    // B's panel streams from L2 (a block is shared by every row panel): its lines are asked
+    // for kPrefetchRows rows ahead, which the L1 prefetcher does not do on its own.
+    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR + 16), _MM_HINT_T0);
+    const __m512 b0 = _mm512_loadu_ps(b + l * NR);
+    const __m512 b1 = _mm512_loadu_ps(b + l * NR + 16);
+    const float* al = a + l * MR;
+#pragma GCC unroll 12
+    for (size_t i = 0; i < R; ++i) {
+      const __m512 ai = _mm512_set1_ps(al[i]);
+      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+    }
+  }
+  store_tile_avx512<R>(c0, c1, c, ldc, mr, nr, load_c, bias, col);
+}
+
 // The AVX-512 tile reading B in place (BPacker::rows_in_place): row l of the panel at
 // b + offsets[l], unaligned; otherwise tile_avx512_rows.
 template <size_t R>
@@ -118,32 +127,7 @@ CPPNN_TARGET_AVX512 void tile_avx512_in_place(size_t kc, const float* a, const f
       c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
     }
   }
-  const __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-  const __mmask16 m1 = nr >= 32  ? __mmask16(0xFFFF)
-                       : nr > 16 ? __mmask16((1u << (nr - 16)) - 1)
-                                 : __mmask16(0);
-#pragma GCC unroll 12
-  for (size_t i = 0; i < R; ++i) {
-    if (i >= mr) break;
-    float* row = c + i * ldc;
-    __m512 v0 = c0[i], v1 = c1[i];
-    if (load_c) {
-      v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), v0);
-      v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), v1);
-    } else {
-      if (bias) {
-        const __m512 bi = _mm512_set1_ps(bias[i]);
-        v0 = _mm512_add_ps(v0, bi);
-        v1 = _mm512_add_ps(v1, bi);
-      }
-      if (col) {
-        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, col));
-        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, col + 16));
-      }
-    }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
-  }
+  store_tile_avx512<R>(c0, c1, c, ldc, mr, nr, load_c, bias, col);
 }
 
 void tile_in_place(size_t kc, const float* a, const float* b, const size_t* offsets, float* c,
