@@ -264,9 +264,10 @@ struct ConvKernel {
                                 for (size_t n = 0; n < s.batches; ++n) {
                                   float* yo = y + (n * s.out_channels + o) * out_plane;
                                   const float* wo = rows->data() + o * depth;
-                                  for (size_t j = 0; j < out_plane; ++j)
-                                    yo[j] = rows::dot(wo, pp + (n * out_plane + j) * depth, depth) +
-                                            (b ? b[o] : 0.0f);
+                                  rows::dots(wo, pp + n * out_plane * depth, depth, out_plane,
+                                             depth, yo);
+                                  if (b)
+                                    for (size_t j = 0; j < out_plane; ++j) yo[j] += b[o];
                                   if (epilogue) epilogue->apply(yo, out_plane);
                                 }
                             });

@@ -145,7 +145,7 @@ struct GemmKernel {
     if (b_t) {
       pool->parallel_ranges(n, std::max<size_t>(16384 / (m * k + 1), 1), [&](size_t j0, size_t j1) {
         for (size_t i = 0; i < m; ++i)
-          for (size_t j = j0; j < j1; ++j) py[i * n + j] = rows::dot(ar + i * k, pb + j * k, k);
+          rows::dots(ar + i * k, pb + j0 * k, k, j1 - j0, k, py + i * n + j0);
       });
     } else {
       const size_t chunks = pool->size() == 1 ? 1 : std::max<size_t>(n / kStreamingColumns, 1);

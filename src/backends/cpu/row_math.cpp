@@ -49,22 +49,47 @@ CPPNN_SIMD_INLINE V shifted_exp(V v, float m) {
   return simd::sel(nan, d, e);
 }
 
-}  // namespace
-
-CPPNN_CPU_CLONES float dot(const float* a, const float* b, size_t n) {
-  VF s0 = VF{}, s1 = VF{};
+// dot() of a with R rows of b at once: each row's two vector sums, its scalar tail and its lanes
+// in dot()'s order.
+template <size_t R>
+CPPNN_SIMD_INLINE void dot_rows(const float* a, const float* b, size_t ldb, size_t n, float* out) {
+  VF s0[R], s1[R];
+  for (size_t r = 0; r < R; ++r) s0[r] = s1[r] = VF{};
   size_t i = 0;
   constexpr size_t W = simd::kWidth;
   for (; i + 2 * W <= n; i += 2 * W) {
-    s0 += simd::load(a + i) * simd::load(b + i);
-    s1 += simd::load(a + i + W) * simd::load(b + i + W);
+    const VF a0 = simd::load(a + i), a1 = simd::load(a + i + W);
+    for (size_t r = 0; r < R; ++r) {
+      s0[r] += a0 * simd::load(b + r * ldb + i);
+      s1[r] += a1 * simd::load(b + r * ldb + i + W);
+    }
   }
-  for (; i + W <= n; i += W) s0 += simd::load(a + i) * simd::load(b + i);
-  float total = 0;
-  for (; i < n; ++i) total += a[i] * b[i];
-  const VF s = s0 + s1;
-  for (size_t j = 0; j < simd::kWidth; ++j) total += s[j];
-  return total;
+  for (; i + W <= n; i += W) {
+    const VF a0 = simd::load(a + i);
+    for (size_t r = 0; r < R; ++r) s0[r] += a0 * simd::load(b + r * ldb + i);
+  }
+  for (size_t r = 0; r < R; ++r) {
+    float total = 0;
+    for (size_t j = i; j < n; ++j) total += a[j] * b[r * ldb + j];
+    const VF s = s0[r] + s1[r];
+    for (size_t j = 0; j < simd::kWidth; ++j) total += s[j];
+    out[r] = total;
+  }
+}
+
+}  // namespace
+
+CPPNN_CPU_CLONES float dot(const float* a, const float* b, size_t n) {
+  float out;
+  dot_rows<1>(a, b, 0, n, &out);
+  return out;
+}
+
+CPPNN_CPU_CLONES void dots(const float* a, const float* b, size_t ldb, size_t count, size_t n,
+                           float* out) {
+  size_t r = 0;
+  for (; r + 4 <= count; r += 4) dot_rows<4>(a, b + r * ldb, ldb, n, out + r);
+  for (; r < count; ++r) dot_rows<1>(a, b + r * ldb, ldb, n, out + r);
 }
 
 CPPNN_CPU_CLONES double sum(const float* x, size_t n) {

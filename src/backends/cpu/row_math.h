@@ -10,6 +10,10 @@ namespace cppnn::cpu::rows {
 
 // Σ a[i]·b[i] in float32 (32 lanes of partial sums, fused multiply-adds where the CPU has them).
 float dot(const float* a, const float* b, size_t n);
+// out[r] = dot(a, b + r·ldb, n) for r < count, each summed exactly as dot() sums it, four rows of
+// b at a time (a's vectors read once for the four: a matrix-vector product at the rate its rows
+// stream in, not at one dot product's latency).
+void dots(const float* a, const float* b, size_t ldb, size_t count, size_t n, float* out);
 // Σ x[i] in double (starting from -0, the exact additive identity, as the reference does).
 double sum(const float* x, size_t n);
 // Σ x[i]² in double.

@@ -130,6 +130,13 @@ CPPNN_SIMD_INLINE double as_double(int64_t i) {
 CPPNN_SIMD_INLINE VD as_double(VL i) {
   return std::bit_cast<VD>(i);
 }
+// A double's bits as an int64.
+CPPNN_SIMD_INLINE int64_t to_bits(double x) {
+  return std::bit_cast<int64_t>(x);
+}
+CPPNN_SIMD_INLINE VL to_bits(VD x) {
+  return std::bit_cast<VL>(x);
+}
 CPPNN_SIMD_INLINE void store(double* p, VD v) {
   std::memcpy(p, &v, sizeof v);
 }

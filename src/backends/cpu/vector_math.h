@@ -189,9 +189,11 @@ CPPNN_SIMD_INLINE V exp_double(V x) {
   using simd::as_double;
   const auto nan = x != x;
   V v = sel(nan, splat<V>(0.0), x);
-  v = sel(v < -746.0, splat<V>(-746.0), v);  // e^-746 rounds to 0
-  v = sel(v > 710.0, splat<V>(710.0), v);    // e^710 overflows
-  const V n = (v * 1.4426950408889634 + 6755399441055744.0) - 6755399441055744.0;  // round
+  v = sel(v < -746.0, splat<V>(-746.0), v);      // e^-746 rounds to 0
+  v = sel(v > 710.0, splat<V>(710.0), v);        // e^710 overflows
+  constexpr double kRound = 6755399441055744.0;  // 1.5·2^52: adding it rounds to an integer
+  const V k = v * 1.4426950408889634 + kRound;   // n in its low bits
+  const V n = k - kRound;
   V r = v - n * 0.6931471803691238;  // ln2's high part (exact products for |n| < 2^11)
   r = r - n * 1.9082149292705877e-10;
   V p = splat<V>(1.0 / 6227020800.0);  // 1/13!
@@ -207,26 +209,47 @@ CPPNN_SIMD_INLINE V exp_double(V x) {
   p = p * r + 1.0 / 6.0;
   p = p * r + 0.5;
   const V er = (p * r) * r + r + 1.0;
-  const auto ni = to_int(n);  // in [-1077, 1025]
+  // n as an integer, read from k's bits (a double-to-int64 conversion is not AVX-512F's).
+  const auto ni = simd::to_bits(k) - std::bit_cast<int64_t>(kRound);  // in [-1077, 1025]
   const auto half = ni >> 1;
   const V y = (er * as_double((half + 1023) << 52)) * as_double((ni - half + 1023) << 52);
   return sel(nan, x, y);
 }
 
-// 1 / (1 + e^-x) in double, as the reference computes it.
+// 1 / d for d in [1, 2] (or NaN) in double without a division (a vector division is a long
+// serial operation): a linear seed within 1/17 of 1/d, then four Newton steps (each squaring the
+// relative error: 2^-4 → 2^-8 → 2^-16 → 2^-33 → below double's rounding).
 template <class V>
-CPPNN_SIMD_INLINE V sigmoid_double(V x) {
-  return 1.0 / (1.0 + exp_double(-x));
+CPPNN_SIMD_INLINE V reciprocal_1_to_2(V d) {
+  V r = 24.0 / 17.0 - (8.0 / 17.0) * d;
+  for (int i = 0; i < 4; ++i) r = r + r * (1.0 - d * r);
+  return r;
 }
 
-// tanh(x) in double within a few ULP of double: sign(x)·(1 − e)/(1 + e) with e = e^-2|x|, and the
-// series x − x³/3 + 2x⁵/15 − 17x⁷/315 for |x| < 2^-7 (where 1 − e would cancel).
+// 1 / (1 + e^-x) in double, within a few double ULP of the reference's: with e = e^-|x| in
+// (0, 1], 1 / (1 + e) for x >= 0 and e / (1 + e) otherwise (the same value; the denominator then
+// always lies in [1, 2]). Below -700 the result is 0 (the reference's is under 1e-304, 0 once
+// rounded to float32), so that no subnormal double is produced (a slow microcode path on many
+// cores). NaN stays NaN, ±∞ give 1 and 0.
+template <class V>
+CPPNN_SIMD_INLINE V sigmoid_double(V x) {
+  const auto negative = x < 0.0;
+  const V a = sel(negative, -x, x);
+  const V e = exp_double(-sel(a > 700.0, splat<V>(700.0), a));
+  const V r = reciprocal_1_to_2(1.0 + e);
+  const V low = sel(a > 700.0, splat<V>(0.0), e * r);
+  return sel(negative, low, r);
+}
+
+// tanh(x) in double within a few ULP of double: sign(x)·(1 − e)/(1 + e) with e = e^-2|x| (2|x|
+// capped at 700: e is then below double's precision next to 1, and stays a normal number), and
+// the series x − x³/3 + 2x⁵/15 − 17x⁷/315 for |x| < 2^-7 (where 1 − e would cancel).
 template <class V>
 CPPNN_SIMD_INLINE V tanh_double(V x) {
   const auto negative = x < 0.0;
   const V a = sel(negative, -x, x);
-  const V e = exp_double(-2.0 * a);
-  const V t = (1.0 - e) / (1.0 + e);
+  const V e = exp_double(-sel(a > 350.0, splat<V>(700.0), 2.0 * a));
+  const V t = (1.0 - e) * reciprocal_1_to_2(1.0 + e);
   const V z = x * x;
   const V series = x + x * z * (-1.0 / 3.0 + z * (2.0 / 15.0 + z * (-17.0 / 315.0)));
   const V big = sel(negative, -t, t);
