@@ -24,6 +24,7 @@ struct PassSelection {
       false;  // convolutions, pools, resample in preferred_layout, transposes sunk
   bool fold_batch_norm = false;        // conv2d + per-channel affine ops on constants: one conv2d
   bool recognize_activations = false;  // elementwise spellings of hardSwish and linear
+  bool recognize_normalizations = false;  // spelled-out layer normalizations: layerNormalization
   bool fuse = false;       // conv2d/convTranspose2d/matmul/gemm + bias add + activation/clamp
   bool fuse_silu = false;  // with fuse: also mul(x, sigmoid(x)) on float32, as a times_input
                            // sigmoid (FusedActivation)

@@ -7,6 +7,7 @@
 #include "src/passes/fusion.h"
 #include "src/passes/int4_unpacking.h"
 #include "src/passes/layout.h"
+#include "src/passes/normalization_patterns.h"
 
 namespace cppnn::passes {
 
@@ -33,6 +34,9 @@ std::shared_ptr<const Graph> prepare_graph(const BackendDescriptor& backend,
   if (!all_native) step([&](const Graph& in, bool* c) { return decompose(in, backend, c); });
   if (p.convert_layout)
     step([&](const Graph& in, bool* c) { return convert_layout(in, backend, c); });
+  // Before folding, which then folds a recognised normalization's reshaped scale and bias.
+  if (p.recognize_normalizations)
+    step([&](const Graph& in, bool* c) { return recognize_normalizations(in, c); });
   if (p.fold_constants)
     step([&](const Graph& in, bool* c) { return fold_constants(in, FoldOptions{}, c); });
   if (p.fold_batch_norm) step([&](const Graph& in, bool* c) { return fold_batch_norm(in, c); });

@@ -1,10 +1,11 @@
 // The cpu backend: cppnn's own optimised CPU executor. Every op runs natively (the descriptor has
 // the spec's limits): operations with a fast kernel here (fast_kernel.h) run it, on the backend's
 // thread pool (numThreads), the rest run their reference kernel in the same plan, slot table and
-// liveness-planned arena (reference/reference_backend.h). Graphs go through constant folding, batch
-// normalization and per-channel scales folded into the convolution before them, exporters'
-// spellings of hardSwish and linear recognised, and the conv/matmul + bias + activation fusion
-// (SiLU, mul(x, sigmoid(x)), included) first (int4 stays packed: the reference kernels read it).
+// liveness-planned arena (reference/reference_backend.h). Graphs go through spelled-out layer
+// normalizations recognised, constant folding, batch normalization and per-channel scales folded
+// into the convolution before them, exporters' spellings of hardSwish, gelu and linear
+// recognised, and the conv/matmul + bias + activation fusion (SiLU, mul(x, sigmoid(x)),
+// included) first (int4 stays packed: the reference kernels read it).
 // Gemms whose weights are block-quantized constants read them in place (quantized_weights.h).
 #include "src/backends/cpu/cpu_backend.h"
 
@@ -20,6 +21,7 @@ BackendDescriptor cpu_descriptor() {
   d.passes.fold_constants = true;
   d.passes.fold_batch_norm = true;
   d.passes.recognize_activations = true;
+  d.passes.recognize_normalizations = true;
   d.passes.fuse = true;
   d.passes.fuse_silu = true;
   return d;
