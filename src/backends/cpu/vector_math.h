@@ -216,27 +216,16 @@ CPPNN_SIMD_INLINE V exp_double(V x) {
   return sel(nan, x, y);
 }
 
-// 1 / d for d in [1, 2] (or NaN) in double without a division (a vector division is a long
-// serial operation): a linear seed within 1/17 of 1/d, then four Newton steps (each squaring the
-// relative error: 2^-4 → 2^-8 → 2^-16 → 2^-33 → below double's rounding).
-template <class V>
-CPPNN_SIMD_INLINE V reciprocal_1_to_2(V d) {
-  V r = 24.0 / 17.0 - (8.0 / 17.0) * d;
-  for (int i = 0; i < 4; ++i) r = r + r * (1.0 - d * r);
-  return r;
-}
-
 // 1 / (1 + e^-x) in double, within a few double ULP of the reference's: with e = e^-|x| in
-// (0, 1], 1 / (1 + e) for x >= 0 and e / (1 + e) otherwise (the same value; the denominator then
-// always lies in [1, 2]). Below -700 the result is 0 (the reference's is under 1e-304, 0 once
-// rounded to float32), so that no subnormal double is produced (a slow microcode path on many
-// cores). NaN stays NaN, ±∞ give 1 and 0.
+// (0, 1], 1 / (1 + e) for x >= 0 and e / (1 + e) otherwise (the same value). Below -700 the
+// result is 0 (the reference's is under 1e-304, 0 once rounded to float32), so that no subnormal
+// double is produced (a slow microcode path on many cores). NaN stays NaN, ±∞ give 1 and 0.
 template <class V>
 CPPNN_SIMD_INLINE V sigmoid_double(V x) {
   const auto negative = x < 0.0;
   const V a = sel(negative, -x, x);
   const V e = exp_double(-sel(a > 700.0, splat<V>(700.0), a));
-  const V r = reciprocal_1_to_2(1.0 + e);
+  const V r = 1.0 / (1.0 + e);
   const V low = sel(a > 700.0, splat<V>(0.0), e * r);
   return sel(negative, low, r);
 }
@@ -249,7 +238,7 @@ CPPNN_SIMD_INLINE V tanh_double(V x) {
   const auto negative = x < 0.0;
   const V a = sel(negative, -x, x);
   const V e = exp_double(-sel(a > 350.0, splat<V>(700.0), 2.0 * a));
-  const V t = (1.0 - e) * reciprocal_1_to_2(1.0 + e);
+  const V t = (1.0 - e) / (1.0 + e);
   const V z = x * x;
   const V series = x + x * z * (-1.0 / 3.0 + z * (2.0 / 15.0 + z * (-17.0 / 315.0)));
   const V big = sel(negative, -t, t);
