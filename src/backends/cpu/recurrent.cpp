@@ -5,7 +5,7 @@
 // C library's). The weights are transposed once so that the gate rows are columns summed 16 at a
 // time in vector code: kept as double when they stay in the core's cache, else as float32 widened
 // in registers. The input products W·x + b of every step are computed up front (each weight read
-// once per four steps); the gate columns are split over the pool in whole blocks.
+// once per eight steps); the gate columns are split over the pool in whole blocks.
 // Biases, initial states and peepholes are converted to double once at build when constant.
 #include <algorithm>
 #include <memory>
@@ -47,7 +47,7 @@ CPPNN_SIMD_INLINE simd::VD load_weights(const double* p) {
 }
 
 // Up to kVectors vectors at once.
-constexpr size_t kVectors = 4;
+constexpr size_t kVectors = 8;
 
 // Rows of a chunk: the rows of the weight read side by side (each one sequentially).
 constexpr size_t kChunkRows = 32;
@@ -67,10 +67,10 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const W* rows, size_t ld, size_t m,
     const size_t i1 = std::min(m, i0 + kChunkRows);
     size_t k = k0;
     // Q vectors of columns: Q independent sums (each sum's additions stay in order, so a sum
-    // waits on the previous addition's latency; eight of them for one vector, four for several,
-    // keep the FMA units busy).
+    // waits on the previous addition's latency; eight of them for one vector, four for up to four
+    // and two for more, keep the FMA units busy while a weight row's loads serve every vector).
     constexpr size_t D = simd::kDoubles;
-    constexpr size_t Q = count == 1 ? 8 : 4;
+    constexpr size_t Q = count == 1 ? 8 : (count <= 4 ? 4 : 2);
     for (; k + Q * D <= k1; k += Q * D) {
       simd::VD acc[kVectors][Q];
       for (size_t t = 0; t < count; ++t)
@@ -114,6 +114,14 @@ CPPNN_SIMD_INLINE void accumulate_columns_any(const W* rows, size_t ld, size_t m
       return accumulate_columns_of<2>(rows, ld, m, vs, outs, k0, k1);
     case 3:
       return accumulate_columns_of<3>(rows, ld, m, vs, outs, k0, k1);
+    case 4:
+      return accumulate_columns_of<4>(rows, ld, m, vs, outs, k0, k1);
+    case 5:
+      return accumulate_columns_of<5>(rows, ld, m, vs, outs, k0, k1);
+    case 6:
+      return accumulate_columns_of<6>(rows, ld, m, vs, outs, k0, k1);
+    case 7:
+      return accumulate_columns_of<7>(rows, ld, m, vs, outs, k0, k1);
     default:
       return accumulate_columns_of<kVectors>(rows, ld, m, vs, outs, k0, k1);
   }
