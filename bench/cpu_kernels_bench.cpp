@@ -140,7 +140,12 @@ void BM_Matmul(benchmark::State& state) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
-BENCHMARK(BM_Matmul)->Args({128, 384, 384})->Args({128, 384, 1536})->Args({128, 1536, 384});
+BENCHMARK(BM_Matmul)
+    ->Args({128, 384, 384})
+    ->Args({128, 384, 1536})
+    ->Args({128, 1536, 384})
+    ->Args({20, 1024, 8210})    // a CTC classifier over a sequence (ddddocr: 33 MB of weights)
+    ->Args({20, 1024, 32768});  // the same beyond the last-level cache (128 MB)
 
 // Global average pooling of [1, 256, 40, 40].
 void BM_GlobalAveragePool(benchmark::State& state) {

@@ -81,7 +81,8 @@ struct ConvTransposeKernel {
         out.c = cols;
         out.ldc = in_plane;
         const float* xg = x + (n * s.in_channels + g * s.in_per_group()) * in_plane;
-        gemm((*filters)[g], MatrixBPacker(xg, in_plane, 1), in_plane, out, pool.get());
+        gemm((*filters)[g], RowsBPacker(xg, s.in_per_group(), in_plane, in_plane), in_plane, out,
+             pool.get());
         float* yg = y + (n * s.out_channels + g * s.out_per_group()) * out_plane;
         pool->parallel_for(tasks, [&](size_t t) {
           const size_t c0 = s.out_per_group() * t / tasks, c1 = s.out_per_group() * (t + 1) / tasks;

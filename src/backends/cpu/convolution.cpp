@@ -247,7 +247,8 @@ struct ConvKernel {
         out.ldc = columns;
         out.row_bias = b ? b + o0 : nullptr;
         out.epilogue = epilogue ? &*epilogue : nullptr;
-        gemm((*filters)[g], MatrixBPacker(matrix.data(), columns, 1), columns, out, pool.get());
+        gemm((*filters)[g], RowsBPacker(matrix.data(), (*filters)[g].depth, columns, columns),
+             columns, out, pool.get());
         for (size_t n = 0; n < s.batches; ++n)
           for (size_t o = 0; o < s.out_per_group(); ++o)
             std::memcpy(y + (n * s.out_channels + o0 + o) * out_plane,
@@ -287,7 +288,8 @@ struct ConvKernel {
         out.row_bias = b ? b + g * s.out_per_group() : nullptr;
         out.epilogue = epilogue ? &*epilogue : nullptr;
         if (s.pointwise()) {
-          gemm((*filters)[g], MatrixBPacker(xg, in_plane, 1), out_plane, out, pool.get());
+          gemm((*filters)[g], RowsBPacker(xg, s.in_per_group(), out_plane, in_plane), out_plane,
+               out, pool.get());
         } else {
           thread_local std::vector<float> phases;
           build_phases(s, *layout, xg, phases, *pool);

@@ -264,6 +264,22 @@ void MatrixBPacker::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst)
   pack_matrix_b(b_, row_stride_, col_stride_, k0, kc, n0, nc, dst);
 }
 
+RowsBPacker::RowsBPacker(const float* b, size_t depth, size_t n, size_t row_stride)
+    : b_(b), depth_(depth), n_(n), row_stride_(row_stride) {
+  for (size_t l = 0; l < kGemmKC; ++l) offsets_[l] = l * row_stride;
+}
+
+void RowsBPacker::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const {
+  pack_matrix_b(b_, row_stride_, 1, k0, kc, n0, nc, dst);
+}
+
+BPacker::Rows RowsBPacker::rows_in_place(size_t k0, size_t n0) const {
+  const bool last_rows = k0 + kGemmKC >= depth_;
+  const bool last_partial_panel = n0 + kGemmNC >= n_ && n_ % NR != 0;
+  if (last_rows && last_partial_panel) return {};
+  return {b_ + k0 * row_stride_ + n0, offsets_.data()};
+}
+
 PackedB::PackedB(const BPacker& source, size_t depth, size_t n)
     : n_blocks_((n + kGemmNC - 1) / kGemmNC) {
   size_t total = 0;

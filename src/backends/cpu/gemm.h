@@ -5,6 +5,7 @@
 // has it (12×32 register tile), portable loops otherwise; products accumulate in float32 with FMA.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -63,6 +64,22 @@ class MatrixBPacker final : public BPacker {
  private:
   const float* b_;
   size_t row_stride_, col_stride_;
+};
+
+// B as `depth` rows of `n` contiguous floats, row_stride apart (row_stride >= n: a convolution's
+// planes, a runtime matmul operand), read in place by the tiles that can (no packing), except
+// the block holding the last row's last partial panel, whose reads past the row would leave the
+// buffer (it is packed).
+class RowsBPacker final : public BPacker {
+ public:
+  RowsBPacker(const float* b, size_t depth, size_t n, size_t row_stride);
+  void pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const override;
+  Rows rows_in_place(size_t k0, size_t n0) const override;
+
+ private:
+  const float* b_;
+  size_t depth_, n_, row_stride_;
+  std::array<size_t, kGemmKC> offsets_;  // l·row_stride: every block's rows from its first
 };
 
 // B packed once, every block as gemm() packs it (a constant weight: its products read the packed

@@ -108,7 +108,7 @@ struct MatmulKernel {
       if (constant_b)
         gemm(*packed, *constant_b, n, go, threads);
       else
-        gemm(*packed, MatrixBPacker(pb + o[1], n, 1), n, go, threads);
+        gemm(*packed, RowsBPacker(pb + o[1], k, n, n), n, go, threads);
     };
     if (by_batch) {
       pool->parallel_for(offsets.size(), [&](size_t i) { product(offsets[i], nullptr); });
@@ -193,8 +193,10 @@ struct GemmKernel {
     }
     if (constant_b)
       gemm(*packed, *constant_b, n, go, pool.get());
+    else if (b_t)
+      gemm(*packed, MatrixBPacker(pb, 1, k), n, go, pool.get());
     else
-      gemm(*packed, MatrixBPacker(pb, b_t ? 1 : n, b_t ? k : 1), n, go, pool.get());
+      gemm(*packed, RowsBPacker(pb, k, n, n), n, go, pool.get());
   }
 };
 
