@@ -2,8 +2,9 @@
 // naive double-precision product: shapes around the register tile (12 × 32) and the depth and
 // column blocks (256), row bias, accumulation into C, fused epilogues, a wider C (ldc > n) whose
 // other columns must stay as they were, strided and transposed A and B, and the thread split
-// (no pool, a 1-thread and a 3-thread pool). Also the packed formats PackedA and MatrixBPacker
-// document. Every element within 1e-5 of the sum of |products| (+ |bias| + |C|) + 1e-6.
+// (no pool, a 1-thread and a 3-thread pool), B rows read in place (RowsBPacker). Also the packed
+// formats PackedA and MatrixBPacker document. Every element within 1e-5 of the sum of |products| (+
+// |bias| + |C|) + 1e-6.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -142,6 +143,7 @@ struct GemmCase {
   Act act = Act::kNone;
   size_t ldc_pad = 0;  // ldc = n + ldc_pad
   ThreadPool* pool = nullptr;
+  bool rows_packer = false;  // B through RowsBPacker (read in place) instead of MatrixBPacker
 
   std::string name() const {
     return "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
@@ -149,7 +151,8 @@ struct GemmCase {
            " scale=" + std::to_string(scale) + (bias ? " row_bias" : "") +
            (accumulate ? " accumulate" : "") + " epilogue=" + act_name(act) + " ldc=n+" +
            std::to_string(ldc_pad) +
-           " threads=" + (pool ? std::to_string(pool->size()) : std::string("none"));
+           " threads=" + (pool ? std::to_string(pool->size()) : std::string("none")) +
+           (rows_packer ? " RowsBPacker" : "");
   }
 };
 
@@ -165,7 +168,13 @@ size_t check_gemm(const GemmCase& g, std::mt19937& rng) {
   const PackedA pa = PackedA::pack(a.data.data(), g.m, g.k, a.rs, a.cs, g.scale);
   EXPECT_EQ(pa.rows, g.m);
   EXPECT_EQ(pa.depth, g.k);
-  const MatrixBPacker bp(b.data.data(), b.rs, b.cs);
+  const MatrixBPacker matrix_bp(b.data.data(), b.rs, b.cs);
+  // The rows packer's buffer ends right after the matrix's last element, so that a read past it
+  // (the last row's last partial panel, which it must pack) is an ASan error.
+  const std::vector<float> b_rows(b.data.begin(),
+                                  b.data.end() - (g.rows_packer && g.k && g.n ? 3 : 0));
+  const RowsBPacker rows_bp(b_rows.data(), g.k, g.n, b.rs);
+  const BPacker& bp = g.rows_packer ? static_cast<const BPacker&>(rows_bp) : matrix_bp;
   const Epilogue e = make_epilogue(g.act);
   GemmOutput out;
   out.c = c.data();
@@ -253,6 +262,25 @@ TEST_F(CpuGemm, RowBiasOverEveryShape) {
           g.pool = pool;
           check_gemm(g, rng_);
         }
+}
+
+// B rows read in place: every shape around the tile and the blocks, rows contiguous or padded.
+TEST_F(CpuGemm, RowsReadInPlaceOverEveryShape) {
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), three_.get()})
+    for (Layout lb : {Layout::kRowMajor, Layout::kPaddedRows})
+      for (size_t m : kMs)
+        for (size_t n : kNs)
+          for (size_t k : kKs) {
+            GemmCase g;
+            g.m = m;
+            g.n = n;
+            g.k = k;
+            g.b_layout = lb;
+            g.bias = (m + n) % 2 == 0;
+            g.pool = pool;
+            g.rows_packer = true;
+            check_gemm(g, rng_);
+          }
 }
 
 // accumulate adds the product to what C holds (the row bias, when set, is not added).
