@@ -3,7 +3,8 @@
 // each graph is checked to run on fast kernels only: the float32 math maps (elementwise_math.cpp:
 // exp, log, sigmoid, gelu within a few ULP, tanh and erf within 2e-7 and 3e-7 absolute, the exact
 // ones and pow by 2, 0.5 and 1 bit for bit) on values with NaN, ±Inf, ±0, subnormals and huge
-// magnitudes; reduceMax and reduceMin bit for bit; layerNormalization, the sum-like reductions,
+// magnitudes; reduceMax and reduceMin bit for bit; layerNormalization, batchNormalization, the
+// sum-like reductions,
 // lstm, gru and their cells (normalization.cpp, reduction.cpp, recurrent.cpp) within an ULP; the
 // data movement ops and constant pads (data_movement.cpp) bit for bit on several element types.
 // Tensors are large enough to be split over the pool; 1 and 2 threads.
@@ -224,6 +225,39 @@ TEST(CpuTransformerKernels, LayerNormalizationOverTrailingAxesMatchesTheReferenc
         return b.layerNormalization(in[0], o);
       },
       2);
+}
+
+TEST(CpuTransformerKernels, BatchNormalizationOverAnyAxisMatchesTheReference) {
+  // NCHW channels (axis 1) with every parameter; positive variances.
+  const Input x = f32({2, 24, 9, 13}, 3.0f, 40, false);
+  std::vector<float> variance = values(24, 2.0f, 41, false);
+  for (float& v : variance) v = std::fabs(v) + 0.01f;
+  const Input var{{F32, {24}}, to_bytes(variance)};
+  expect_matches(
+      {x, f32({24}, 1.0f, 42, false), var, f32({24}, 2.0f, 43, false), f32({24}, 1.0f, 44, false)},
+      [](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+        MLBatchNormalizationOptions o;
+        o.scale = in[3];
+        o.bias = in[4];
+        o.epsilon = 1e-3;
+        return b.batchNormalization(in[0], in[1], in[2], o);
+      },
+      1);
+  // The last axis (NHWC: one element per channel in a row), no scale or bias; and a middle one.
+  for (uint32_t axis : {3u, 2u}) {
+    std::vector<float> v2 = values(13, 2.0f, 45 + axis, false);
+    for (float& v : v2) v = std::fabs(v);
+    const Input mean13 = f32({13}, 1.0f, 47, false), var13{{F32, {13}}, to_bytes(v2)};
+    const Input x13 = f32({2, 9, 13, 13}, 3.0f, 48, false);
+    expect_matches(
+        {x13, mean13, var13},
+        [axis](MLGraphBuilder& b, const std::vector<MLOperand>& in) {
+          MLBatchNormalizationOptions o;
+          o.axis = axis;
+          return b.batchNormalization(in[0], in[1], in[2], o);
+        },
+        1);
+  }
 }
 
 TEST(CpuTransformerKernels, SumLikeReductionsMatchTheReference) {

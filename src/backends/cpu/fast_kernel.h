@@ -65,6 +65,9 @@ std::optional<FastKernel> compile_fast_unary(const CompileContext& cc, const Ope
 // exp, log, sigmoid, tanh, erf, gelu (float32 vector math), abs, neg, floor, ceil, reciprocal,
 // sqrt, pow by a constant 2, 0.5 or 1, elementwise_math.cpp
 std::optional<FastKernel> compile_fast_math(const CompileContext& cc, const Operation& op);
+// batchNormalization over any axis, normalization.cpp
+std::optional<FastKernel> compile_fast_batch_normalization(const CompileContext& cc,
+                                                           const Operation& op);
 // layerNormalization over trailing axes, normalization.cpp
 std::optional<FastKernel> compile_fast_layer_normalization(const CompileContext& cc,
                                                            const Operation& op);

@@ -55,6 +55,8 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
       return compile_fast_math(cc, op);
     case kLayerNormalization:
       return compile_fast_layer_normalization(cc, op);
+    case kBatchNormalization:
+      return compile_fast_batch_normalization(cc, op);
     case kReduceL1:
     case kReduceL2:
     case kReduceMean:

@@ -3,11 +3,16 @@
 // the reference's computation (mean, then the mean squared deviation, in double; (x − mean)/√(var +
 // ε)·scale + bias in double, rounded once) in vector loops (row_math.h), rows split over the pool.
 // Results match the reference within a few ULP (the sums are taken in another order).
+// batchNormalization (row 3), float32, any axis: per channel c, (x − mean[c])·(1/√(variance[c] +
+// ε))·scale[c] + bias[c] in double, rounded once (the reference divides by the root: the same
+// float32 result but in the rarest ties), channel rows split over the pool.
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/row_math.h"
+#include "src/backends/reference/axis_split.h"
 #include "src/ops/normalization_params.h"
 
 namespace cppnn::cpu {
@@ -37,7 +42,69 @@ struct LayerNormKernel {
   }
 };
 
+struct BatchNormKernel {
+  OperandId input, mean, variance, scale, bias, output;
+  ref::AxisGeometry g;
+  double epsilon;
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    auto floats = [&](OperandId id) {
+      return id.valid() ? reinterpret_cast<const float*>(slots[id.value]) : nullptr;
+    };
+    const float *x = floats(input), *pm = floats(mean), *pv = floats(variance);
+    const float *ps = floats(scale), *pb = floats(bias);
+    float* y = reinterpret_cast<float*>(slots[output.value]);
+    const size_t n = g.length;
+    thread_local std::vector<double> params;  // mean, 1/√(variance + ε), scale, bias per channel
+    params.resize(4 * n);
+    double *m = params.data(), *k = m + n, *s = k + n, *b = s + n;
+    for (size_t c = 0; c < n; ++c) {
+      m[c] = pm[c];
+      k[c] = 1.0 / std::sqrt(double(pv[c]) + epsilon);
+      s[c] = ps ? double(ps[c]) : 1.0;
+      b[c] = pb ? double(pb[c]) : 0.0;
+    }
+    if (g.inner == 1) {  // the channels are the last axis: a row of them per outer index
+      pool->parallel_ranges(g.outer, std::max<size_t>(8192 / std::max<size_t>(n, 1), 1),
+                            [&](size_t o0, size_t o1) {
+                              for (size_t o = o0; o < o1; ++o)
+                                rows::normalize_channels(x + o * n, y + o * n, n, m, k, s, b);
+                            });
+      return;
+    }
+    pool->parallel_ranges(g.outer * n, std::max<size_t>(8192 / g.inner, 1),
+                          [&](size_t r0, size_t r1) {
+                            for (size_t r = r0; r < r1; ++r) {
+                              const size_t c = r % n;
+                              rows::normalize_channel(x + r * g.inner, y + r * g.inner, g.inner,
+                                                      m[c], k[c], s[c], b[c]);
+                            }
+                          });
+  }
+};
+
 }  // namespace
+
+std::optional<FastKernel> compile_fast_batch_normalization(const CompileContext& cc,
+                                                           const Operation& op) {
+  const MLOperandDescriptor& in = cc.desc(op.inputs[0]);
+  if (in.dataType != MLOperandDataType::kFloat32) return std::nullopt;
+  const auto& options = attrs_of<OpType::kBatchNormalization>(op.attrs).options;
+  BatchNormKernel k;
+  k.input = op.inputs[0];
+  k.mean = op.inputs[1];
+  k.variance = op.inputs[2];
+  k.scale = op.inputs.size() > 3 ? op.inputs[3] : kNoOperand;
+  k.bias = op.inputs.size() > 4 ? op.inputs[4] : kNoOperand;
+  k.output = op.outputs[0];
+  k.g = ref::axis_geometry(in.shape, options.axis);
+  if (element_count(in.shape) == 0) return std::nullopt;
+  // ε cast to the input type (float32), as the reference does.
+  k.epsilon = static_cast<double>(static_cast<float>(options.epsilon));
+  k.pool = cc.pool;
+  return FastKernel{std::move(k), false};
+}
 
 std::optional<FastKernel> compile_fast_layer_normalization(const CompileContext& cc,
                                                            const Operation& op) {

@@ -125,6 +125,19 @@ CPPNN_CPU_CLONES void normalize(const float* x, float* y, size_t n, double mean,
   }
 }
 
+CPPNN_CPU_CLONES void normalize_channel(const float* x, float* y, size_t n, double mean,
+                                        double inv_std, double scale, double bias) {
+  for (size_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>((double(x[i]) - mean) * inv_std * scale + bias);
+}
+
+CPPNN_CPU_CLONES void normalize_channels(const float* x, float* y, size_t n, const double* mean,
+                                         const double* inv_std, const double* scale,
+                                         const double* bias) {
+  for (size_t c = 0; c < n; ++c)
+    y[c] = static_cast<float>((double(x[c]) - mean[c]) * inv_std[c] * scale[c] + bias[c]);
+}
+
 CPPNN_CPU_CLONES float extreme(const float* x, size_t n, bool largest) {
   constexpr size_t W = simd::kWidth;
   VF best = VF{} + x[0];

@@ -26,6 +26,14 @@ double sum_squared_deviations(const float* x, size_t n, double mean);
 // null: 1 and 0).
 void normalize(const float* x, float* y, size_t n, double mean, double inv_std, const float* scale,
                const float* bias);
+// y[i] = ((x[i] − mean)·inv_std)·scale + bias in double, rounded once (batchNormalization's row
+// of one channel).
+void normalize_channel(const float* x, float* y, size_t n, double mean, double inv_std,
+                       double scale, double bias);
+// y[c] = ((x[c] − mean[c])·inv_std[c])·scale[c] + bias[c] in double, rounded once, for c < n
+// (batchNormalization over the last axis: one element per channel).
+void normalize_channels(const float* x, float* y, size_t n, const double* mean,
+                        const double* inv_std, const double* scale, const double* bias);
 // The largest (smallest) of n >= 1 values, as the reference picks it: the first NaN when there is
 // one, else the first element equal to the extreme (so ±0 keep their sign as given).
 float extreme(const float* x, size_t n, bool largest);
