@@ -1,12 +1,12 @@
 // lstm, lstmCell, gru and gruCell on the cpu backend (webnn-spec.md §2 rows 61, 62, 53, 54),
 // float32: the reference's algorithm and double arithmetic (reference/recurrent_steps.h), with the
 // same products summed in the same order, so the results round to the reference's but in rare
-// ties (fused multiply-adds, and vector double exp, tanh and reciprocals a few double ULP from the
-// C library's). The weights are transposed once so that the gate rows are columns summed 16 at a
-// time in vector code: kept as double when they stay in the core's cache, else as float32 widened
-// in registers. The input products W·x + b of every step are computed up front (each weight read
-// once per eight steps); the gate columns are split over the pool in whole blocks.
-// Biases, initial states and peepholes are converted to double once at build when constant.
+// ties (fused multiply-adds, and vector double exp and tanh a few double ULP from the C
+// library's). The weights stay float32, transposed once so that the gate rows are columns
+// summed 16 at a time in vector code and widened to double in registers. The input products W·x + b
+// of every step are computed up front (each weight read once per eight steps); the gate columns are
+// split over the pool in whole blocks. Biases, initial states and peepholes are converted to double
+// once at build when constant.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -38,14 +38,6 @@ CPPNN_CPU_CLONES void activate_doubles(ref::RecurrentAct act, double* v, size_t 
   for (; i < n; ++i) v[i] = apply(v[i]);
 }
 
-// kDoubles weights as doubles: float32 ones widened, double ones as they are.
-CPPNN_SIMD_INLINE simd::VD load_weights(const float* p) {
-  return simd::load_double(p);
-}
-CPPNN_SIMD_INLINE simd::VD load_weights(const double* p) {
-  return simd::load(p);
-}
-
 // Up to kVectors vectors at once.
 constexpr size_t kVectors = 8;
 
@@ -59,8 +51,8 @@ constexpr size_t kChunkRows = 32;
 // kChunkRows rows are swept across the columns (sequential reads of each row), eight vectors of
 // columns at a time for one vector (four for several) with a row's values reused for every
 // vector.
-template <size_t count, class W>
-CPPNN_SIMD_INLINE void accumulate_columns_of(const W* rows, size_t ld, size_t m,
+template <size_t count>
+CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_t m,
                                              const double* const* vs, double* const* outs,
                                              size_t k0, size_t k1) {
   for (size_t i0 = 0; i0 < m; i0 += kChunkRows) {
@@ -77,7 +69,7 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const W* rows, size_t ld, size_t m,
         for (size_t q = 0; q < Q; ++q) acc[t][q] = simd::load(outs[t] + k + D * q);
       for (size_t i = i0; i < i1; ++i) {
         simd::VD w[Q];
-        for (size_t q = 0; q < Q; ++q) w[q] = load_weights(rows + i * ld + k + D * q);
+        for (size_t q = 0; q < Q; ++q) w[q] = simd::load_double(rows + i * ld + k + D * q);
         for (size_t t = 0; t < count; ++t)
           for (size_t q = 0; q < Q; ++q) acc[t][q] += w[q] * vs[t][i];
       }
@@ -88,7 +80,7 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const W* rows, size_t ld, size_t m,
       simd::VD acc[kVectors];
       for (size_t t = 0; t < count; ++t) acc[t] = simd::load(outs[t] + k);
       for (size_t i = i0; i < i1; ++i) {
-        const simd::VD w = load_weights(rows + i * ld + k);
+        const simd::VD w = simd::load_double(rows + i * ld + k);
         for (size_t t = 0; t < count; ++t) acc[t] += w * vs[t][i];
       }
       for (size_t t = 0; t < count; ++t) simd::store(outs[t] + k, acc[t]);
@@ -103,10 +95,9 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const W* rows, size_t ld, size_t m,
 }
 
 // accumulate_columns_of for a count of vectors known at run time.
-template <class W>
-CPPNN_SIMD_INLINE void accumulate_columns_any(const W* rows, size_t ld, size_t m,
-                                              const double* const* vs, size_t count,
-                                              double* const* outs, size_t k0, size_t k1) {
+CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
+                                         const double* const* vs, size_t count, double* const* outs,
+                                         size_t k0, size_t k1) {
   switch (count) {
     case 1:
       return accumulate_columns_of<1>(rows, ld, m, vs, outs, k0, k1);
@@ -126,17 +117,6 @@ CPPNN_SIMD_INLINE void accumulate_columns_any(const W* rows, size_t ld, size_t m
       return accumulate_columns_of<kVectors>(rows, ld, m, vs, outs, k0, k1);
   }
 }
-CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
-                                         const double* const* vs, size_t count, double* const* outs,
-                                         size_t k0, size_t k1) {
-  accumulate_columns_any(rows, ld, m, vs, count, outs, k0, k1);
-}
-CPPNN_CPU_CLONES void accumulate_columns(const double* rows, size_t ld, size_t m,
-                                         const double* const* vs, size_t count, double* const* outs,
-                                         size_t k0, size_t k1) {
-  accumulate_columns_any(rows, ld, m, vs, count, outs, k0, k1);
-}
-
 // Columns of a block: the widest group of column sums (Q·kDoubles for one vector), so that a
 // pool task's range holds whole groups and no column falls to the scalar loop.
 constexpr size_t kColumnBlock = 64;
@@ -153,61 +133,21 @@ void for_column_ranges(ThreadPool* pool, size_t n, size_t depth, F&& fn) {
   });
 }
 
-// A [D, rows, cols] float32 weight transposed to [D, cols, rows] (gate rows become columns), as
-// float32 or widened to double (T).
-template <class T>
-std::vector<T> transposed(const float* w, size_t dirs, size_t rows, size_t cols) {
-  std::vector<T> t(dirs * rows * cols);
+// A [D, rows, cols] float32 weight transposed to [D, cols, rows] (gate rows become columns).
+std::vector<float> transposed(const float* w, size_t dirs, size_t rows, size_t cols) {
+  std::vector<float> t(dirs * rows * cols);
   for (size_t d = 0; d < dirs; ++d)
     for (size_t r = 0; r < rows; ++r)
       for (size_t c = 0; c < cols; ++c) t[(d * cols + c) * rows + r] = w[(d * rows + r) * cols + c];
   return t;
 }
 
-// Bytes of one direction's transposed weight up to which it is kept as double: widening a float32
-// vector takes the port of the (single, on many cores) 512-bit FMA unit, so a weight that stays in
-// the core's cache is summed twice as fast already widened; a larger one streams from memory,
-// where float32 halves the bytes.
-constexpr size_t kDoubleWeightBytes = size_t{1} << 20;
-
-// A transposed weight ([D, cols, rows], see transposed()): float32 or double elements.
-struct WeightColumns {
-  const float* f = nullptr;
-  const double* d = nullptr;
-  // accumulate_columns over the weight of direction `dir` ([depth, gates] per direction).
-  void accumulate(size_t dir, size_t depth, size_t gates, const double* const* vs, size_t count,
-                  double* const* outs, size_t k0, size_t k1) const {
-    const size_t at = dir * depth * gates;
-    if (d)
-      accumulate_columns(d + at, gates, depth, vs, count, outs, k0, k1);
-    else
-      accumulate_columns(f + at, gates, depth, vs, count, outs, k0, k1);
-  }
-};
-
-// A transposed constant weight made once at build (double when small, see kDoubleWeightBytes).
-struct ConstantWeightColumns {
-  std::shared_ptr<const std::vector<float>> f;
-  std::shared_ptr<const std::vector<double>> d;
-  static ConstantWeightColumns of(const float* w, size_t dirs, size_t gates, size_t depth) {
-    ConstantWeightColumns c;
-    if (gates * depth * sizeof(double) <= kDoubleWeightBytes)
-      c.d = std::make_shared<const std::vector<double>>(transposed<double>(w, dirs, gates, depth));
-    else
-      c.f = std::make_shared<const std::vector<float>>(transposed<float>(w, dirs, gates, depth));
-    return c;
-  }
-  bool valid() const { return f || d; }
-  WeightColumns view() const { return {f ? f->data() : nullptr, d ? d->data() : nullptr}; }
-};
-
 // The cpu arithmetic over the weights transposed (gate rows as columns): the input products
 // W·x + b of every step computed up front (each weight read once for every kVectors steps), the
 // recurrent products R·h of a step as the same column sums; gate columns split over the pool.
 struct VectorMath {
-  const float* x;        // [steps, B, I]
-  WeightColumns wt, rt;  // Wᵀ [D, I, G], Rᵀ [D, H, G]
-  const double* b;       // [D, G]
+  const float *x, *wt, *rt;  // x [steps, B, I], Wᵀ [D, I, G], Rᵀ [D, H, G]
+  const double* b;           // [D, G]
   size_t steps, batch, input_size, hidden, gates, dirs;
   ThreadPool* pool;
   std::vector<double>& table;  // [D, steps·B, G]: W·x + b
@@ -227,7 +167,8 @@ struct VectorMath {
           outs[t] = table.data() + (d * rows + t0 + t) * gates;
         }
         for_column_ranges(pool, gates, input_size * count, [&](size_t k0, size_t k1) {
-          wt.accumulate(d, input_size, gates, vs, count, outs, k0, k1);
+          accumulate_columns(wt + d * input_size * gates, gates, input_size, vs, count, outs, k0,
+                             k1);
         });
         for (size_t t = 0; t < count; ++t)
           for (size_t k = 0; k < gates; ++k) outs[t][k] += b[d * gates + k];
@@ -242,11 +183,11 @@ struct VectorMath {
     double* outs[1] = {out - row0};
     const double* const* vs = &v;
     if (concurrent) {  // this direction's own thread
-      rt.accumulate(d, hidden, gates, vs, 1, outs, row0, row0 + rows);
+      accumulate_columns(rt + d * hidden * gates, gates, hidden, vs, 1, outs, row0, row0 + rows);
       return;
     }
     for_column_ranges(pool, rows, hidden, [&](size_t j0, size_t j1) {
-      rt.accumulate(d, hidden, gates, vs, 1, outs, row0 + j0, row0 + j1);
+      accumulate_columns(rt + d * hidden * gates, gates, hidden, vs, 1, outs, row0 + j0, row0 + j1);
     });
   }
   static void activate(ref::RecurrentAct act, double* v, size_t n) { activate_doubles(act, v, n); }
@@ -313,7 +254,7 @@ struct FloatOutputs {
 struct RecurrentOperands {
   OperandId x, w, r;
   // Wᵀ and Rᵀ transposed once when the weights are constants (else at each dispatch).
-  ConstantWeightColumns wt, rt;
+  std::shared_ptr<const std::vector<float>> wt, rt;
   DoubleOperand bias, rbias, h0, c0, peephole;
   size_t steps, batch, input_size, hidden, gates, dirs;
   std::shared_ptr<ThreadPool> pool;
@@ -328,14 +269,15 @@ struct RecurrentOperands {
     if (peephole.count) in.peephole = peephole.read(slots, scratch[3]);
     in.has_peephole = peephole.id.valid();
     auto floats = [&](OperandId id) { return reinterpret_cast<const float*>(slots[id.value]); };
-    WeightColumns wt_data = wt.view(), rt_data = rt.view();
-    if (!wt.valid()) {
-      wt_scratch = transposed<float>(floats(w), dirs, gates, input_size);
-      wt_data.f = wt_scratch.data();
+    const float* wt_data = wt ? wt->data() : nullptr;
+    const float* rt_data = rt ? rt->data() : nullptr;
+    if (!wt_data) {
+      wt_scratch = transposed(floats(w), dirs, gates, input_size);
+      wt_data = wt_scratch.data();
     }
-    if (!rt.valid()) {
-      rt_scratch = transposed<float>(floats(r), dirs, gates, hidden);
-      rt_data.f = rt_scratch.data();
+    if (!rt_data) {
+      rt_scratch = transposed(floats(r), dirs, gates, hidden);
+      rt_data = rt_scratch.data();
     }
     VectorMath math{floats(x), wt_data, rt_data,    bias.read(slots, scratch[4]),
                     steps,     batch,   input_size, hidden,
@@ -378,9 +320,9 @@ std::optional<FastKernel> compile_fast_recurrent(const CompileContext& cc, const
     const size_t B = p.batch, H = p.hidden, D = p.dirs;
     auto transposed_constant = [&](OperandId id, size_t cols) {
       const std::byte* bytes = cc.constant(id);
-      return bytes
-                 ? ConstantWeightColumns::of(reinterpret_cast<const float*>(bytes), D, gates, cols)
-                 : ConstantWeightColumns{};
+      return bytes ? std::make_shared<const std::vector<float>>(
+                         transposed(reinterpret_cast<const float*>(bytes), D, gates, cols))
+                   : nullptr;
     };
     return RecurrentOperands{
         p.x,
