@@ -117,6 +117,7 @@ CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
       return accumulate_columns_of<kVectors>(rows, ld, m, vs, outs, k0, k1);
   }
 }
+
 // Columns of a block: the widest group of column sums (Q·kDoubles for one vector), so that a
 // pool task's range holds whole groups and no column falls to the scalar loop.
 constexpr size_t kColumnBlock = 64;
