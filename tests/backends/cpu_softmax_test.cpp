@@ -51,11 +51,10 @@ int64_t max_ulp_distance(const std::vector<std::byte>& a, const std::vector<std:
 
 // Along the last axis the cpu backend computes in float32 (WPT allows 21 ULP; it stays within 4);
 // along other axes it is the reference's double computation, bit for bit.
-TEST(CpuSoftmax, EveryAxisMatchesTheReference) {
-  const std::vector<uint32_t> shape{2, 3, 17, 40};
+void expect_every_axis_matches(const std::vector<uint32_t>& shape) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> dist(-30.0f, 30.0f);
-  std::vector<float> x(2 * 3 * 17 * 40);
+  std::vector<float> x(static_cast<size_t>(shape[0]) * shape[1] * shape[2] * shape[3]);
   for (float& v : x) v = dist(rng);
   x[5] = std::numeric_limits<float>::quiet_NaN();
   x[99] = std::numeric_limits<float>::infinity();
@@ -72,6 +71,14 @@ TEST(CpuSoftmax, EveryAxisMatchesTheReference) {
         EXPECT_LE(max_ulp_distance(got, want), 4);
     }
   }
+}
+
+// Inner sizes that are and are not multiples of the vector width (columns computed a vector at
+// a time, the rest one by one).
+TEST(CpuSoftmax, EveryAxisMatchesTheReference) {
+  for (const std::vector<uint32_t>& shape :
+       {std::vector<uint32_t>{2, 3, 17, 40}, std::vector<uint32_t>{2, 3, 17, 13}})
+    expect_every_axis_matches(shape);
 }
 
 // Long rows (attention over a long context), values spread so that most exponentials are far
