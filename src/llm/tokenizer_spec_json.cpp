@@ -1,6 +1,7 @@
 // The GGUF-keyed JSON form of TokenizerSpec.
 #include "src/llm/tokenizer_spec_json.h"
 
+#include <cmath>
 #include <limits>
 
 #include "src/formats/json_reader.h"
@@ -36,7 +37,10 @@ void read_spec(const JsonAt& root, TokenizerSpec& spec) {
       const double v = s.value.kind == formats::DocValue::Kind::kFloat ? s.value.f
                        : s.value.kind == formats::DocValue::Kind::kInt ? double(s.value.i)
                                                                        : double(s.value.u);
-      spec.scores.push_back(static_cast<float>(v));
+      // A GGUF score is a float32: one that overflows it could not be written back as JSON.
+      const float f = static_cast<float>(v);
+      if (!std::isfinite(f)) s.fail("expected a float32 score (magnitude at most 3.4e38)");
+      spec.scores.push_back(f);
     }
   }
   if (const auto j = find("token_type")) {

@@ -372,6 +372,12 @@ TEST(TokenizerSpecErrors, JsonForm) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("tokenizer.ggml.bos_token_id: integer out of range"),
             std::string::npos);
+  // A score beyond float32's range (it could not be written back: JSON has no infinity).
+  bad = tokenizer_spec_from_json(R"({"tokenizer.ggml.scores": [0, 2.5e59]})", "spec.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("tokenizer.ggml.scores[1]: expected a float32 score"),
+            std::string::npos)
+      << bad.error().message;
 }
 
 }  // namespace
