@@ -1,7 +1,6 @@
 #include "src/passes/activation_patterns.h"
 
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -9,18 +8,6 @@
 
 namespace cppnn::passes {
 namespace {
-
-constexpr uint32_t kNoOp = UINT32_MAX;
-
-// The value of a one-element float32 constant, or nullopt.
-std::optional<float> scalar_constant(const Graph& g, OperandId id) {
-  if (!id.valid() || g.operand(id).kind != OperandKind::kConstant) return std::nullopt;
-  const MLOperandDescriptor& d = g.descriptor(id);
-  if (d.dataType != MLOperandDataType::kFloat32 || element_count(d.shape) != 1) return std::nullopt;
-  float v;
-  std::memcpy(&v, g.constant(id).data(), sizeof v);
-  return v;
-}
 
 // Whether clamp `op` bounds to exactly [lo, hi].
 bool clamps_to(const Operation& op, double lo, double hi) {
@@ -56,13 +43,14 @@ class Matcher {
 
   // The operation producing `id` when `id` is read once (by the op being matched), else null.
   const Operation* single_use_producer(OperandId id) const {
-    if (!id.valid() || uses_[id.value] != 1 || producer_[id.value] == kNoOp) return nullptr;
+    if (!id.valid() || uses_[id.value] != 1 || producer_[id.value] == kNoOperation) return nullptr;
     return &g_.operations[producer_[id.value]];
   }
 
   // x of a hardSwish spelled at div `op`, with the ops it absorbs.
   std::optional<OperandId> hard_swish(const Operation& op, std::vector<uint32_t>* absorbed) const {
-    if (op.type != OpType::kDiv || scalar_constant(g_, op.inputs[1]) != 6.0f) return std::nullopt;
+    if (op.type != OpType::kDiv || scalar_float_constant(g_, op.inputs[1]) != 6.0f)
+      return std::nullopt;
     const Operation* mul = single_use_producer(op.inputs[0]);
     if (!mul || mul->type != OpType::kMul) return std::nullopt;
     for (int side = 0; side < 2; ++side) {
@@ -71,8 +59,9 @@ class Matcher {
       if (!clamp || clamp->type != OpType::kClamp || !clamps_to(*clamp, 0.0, 6.0)) continue;
       const Operation* add = single_use_producer(clamp->inputs[0]);
       if (!add || add->type != OpType::kAdd) continue;
-      const bool x_first = add->inputs[0] == x && scalar_constant(g_, add->inputs[1]) == 3.0f;
-      const bool x_second = add->inputs[1] == x && scalar_constant(g_, add->inputs[0]) == 3.0f;
+      const bool x_first = add->inputs[0] == x && scalar_float_constant(g_, add->inputs[1]) == 3.0f;
+      const bool x_second =
+          add->inputs[1] == x && scalar_float_constant(g_, add->inputs[0]) == 3.0f;
       if (!x_first && !x_second) continue;
       if (g_.descriptor(x) != g_.descriptor(op.outputs[0])) continue;
       absorbed->push_back(producer_[op.inputs[0].value]);
@@ -93,7 +82,7 @@ class Matcher {
       const OperandId first = op.inputs[side], second = op.inputs[1 - side];
       std::vector<uint32_t> parts;
       std::optional<OperandId> x;
-      if (scalar_constant(g_, second) == 0.5f) {  // mul(mul(x, a), 0.5)
+      if (scalar_float_constant(g_, second) == 0.5f) {  // mul(mul(x, a), 0.5)
         const Operation* m = single_use_producer(first);
         if (!m || m->type != OpType::kMul) continue;
         for (int s = 0; s < 2 && !x; ++s) {
@@ -109,7 +98,7 @@ class Matcher {
         const Operation* h = single_use_producer(first);
         if (!h || h->type != OpType::kMul) continue;
         for (int s = 0; s < 2 && !x; ++s)
-          if (scalar_constant(g_, h->inputs[1 - s]) == 0.5f &&
+          if (scalar_float_constant(g_, h->inputs[1 - s]) == 0.5f &&
               erf_sum_of(second, h->inputs[s], &parts))
             x = h->inputs[s];
         if (!x) continue;
@@ -134,10 +123,11 @@ class Matcher {
     for (int side = 0; side < 2; ++side) {
       if (op.type == OpType::kSub && side == 1) break;  // c − x is no linear(1, c) of x
       const OperandId x = op.inputs[side];
-      const std::optional<float> c = scalar_constant(g_, op.inputs[1 - side]);
+      const std::optional<float> c = scalar_float_constant(g_, op.inputs[1 - side]);
       if (!c || g_.descriptor(x) != g_.descriptor(op.outputs[0])) continue;
       const uint32_t p = producer_[x.value];
-      if (p == kNoOp || (!fusable_producer(g_.operations[p].type) && !rewritten[p])) continue;
+      if (p == kNoOperation || (!fusable_producer(g_.operations[p].type) && !rewritten[p]))
+        continue;
       if (op.type == OpType::kMul) return Linear{x, *c, 0.0f};
       return Linear{x, 1.0f, op.type == OpType::kAdd ? *c : -*c};
     }
@@ -151,7 +141,7 @@ class Matcher {
     const Operation* add = single_use_producer(a);
     if (!add || add->type != OpType::kAdd) return false;
     for (int s = 0; s < 2; ++s) {
-      if (scalar_constant(g_, add->inputs[1 - s]) != 1.0f) continue;
+      if (scalar_float_constant(g_, add->inputs[1 - s]) != 1.0f) continue;
       const Operation* erf = single_use_producer(add->inputs[s]);
       if (!erf || erf->type != OpType::kErf) continue;
       const Operation* scale = single_use_producer(erf->inputs[0]);
@@ -169,7 +159,7 @@ class Matcher {
   bool scales_by_inverse_sqrt2(const Operation& op, OperandId x) const {
     constexpr double kSqrt2 = 1.4142135623730951, kUlps = 0x1p-22;
     auto near = [&](OperandId c, double want) {
-      const std::optional<float> v = scalar_constant(g_, c);
+      const std::optional<float> v = scalar_float_constant(g_, c);
       return v && std::fabs(double(*v) / want - 1.0) <= kUlps;
     };
     if (op.type == OpType::kDiv) return op.inputs[0] == x && near(op.inputs[1], kSqrt2);

@@ -1,7 +1,6 @@
 #include "src/passes/normalization_patterns.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -11,32 +10,23 @@
 namespace cppnn::passes {
 namespace {
 
-constexpr uint32_t kNoOp = UINT32_MAX;
-
-// The value of a one-element float32 constant, or nullopt.
-std::optional<float> scalar_constant(const Graph& g, OperandId id) {
-  if (!id.valid() || g.operand(id).kind != OperandKind::kConstant) return std::nullopt;
-  const MLOperandDescriptor& d = g.descriptor(id);
-  if (d.dataType != MLOperandDataType::kFloat32 || element_count(d.shape) != 1) return std::nullopt;
-  float v;
-  std::memcpy(&v, g.constant(id).data(), sizeof v);
-  return v;
-}
-
 // One layer normalization found: its input, axes (ascending), ε, the optional scale and bias (as
 // read by the pattern), the op whose result it replaces and the ops it absorbs.
 struct LayerNormMatch {
   OperandId x, scale, bias;
   std::vector<uint32_t> axes;
   float epsilon = 0;
-  uint32_t last = kNoOp;
+  uint32_t last = kNoOperation;
   std::vector<uint32_t> absorbed;
 };
 
 class Matcher {
  public:
   explicit Matcher(const Graph& g)
-      : g_(g), uses_(use_counts(g)), producer_(producers(g)), consumer_(g.operands.size(), kNoOp) {
+      : g_(g),
+        uses_(use_counts(g)),
+        producer_(producers(g)),
+        consumer_(g.operands.size(), kNoOperation) {
     for (uint32_t i = 0; i < g.operations.size(); ++i)
       for (OperandId id : g.operations[i].inputs)
         if (id.valid()) consumer_[id.value] = i;
@@ -67,7 +57,7 @@ class Matcher {
 
  private:
   const Operation* producer_of(OperandId id) const {
-    if (!id.valid() || producer_[id.value] == kNoOp) return nullptr;
+    if (!id.valid() || producer_[id.value] == kNoOperation) return nullptr;
     return &g_.operations[producer_[id.value]];
   }
   // The operation producing `id` when `id` is read once, else null.
@@ -76,7 +66,7 @@ class Matcher {
   }
   // The one operation reading `id` when it is read once (not a graph output), else null.
   const Operation* single_consumer(OperandId id) const {
-    if (uses_[id.value] != 1 || consumer_[id.value] == kNoOp) return nullptr;
+    if (uses_[id.value] != 1 || consumer_[id.value] == kNoOperation) return nullptr;
     return &g_.operations[consumer_[id.value]];
   }
 
@@ -141,7 +131,7 @@ class Matcher {
     if (!add || add->type != OpType::kAdd) return std::nullopt;
     OperandId v;
     for (int side = 0; side < 2 && !v.valid(); ++side)
-      if (const std::optional<float> eps = scalar_constant(g_, add->inputs[1 - side])) {
+      if (const std::optional<float> eps = scalar_float_constant(g_, add->inputs[1 - side])) {
         v = add->inputs[side];
         m.epsilon = *eps;
       }
@@ -152,7 +142,7 @@ class Matcher {
     const Operation* square = single_use_producer(var->inputs[0]);
     if (!square) return std::nullopt;
     const bool by_pow = square->type == OpType::kPow && square->inputs[0] == d &&
-                        scalar_constant(g_, square->inputs[1]) == 2.0f;
+                        scalar_float_constant(g_, square->inputs[1]) == 2.0f;
     const bool by_mul =
         square->type == OpType::kMul && square->inputs[0] == d && square->inputs[1] == d;
     if (!by_pow && !by_mul) return std::nullopt;

@@ -1,5 +1,6 @@
 #include "src/passes/rewriter.h"
 
+#include <cstring>
 #include <variant>
 
 #include "cppnn/errors.h"
@@ -32,10 +33,19 @@ std::vector<uint32_t> use_counts(const Graph& graph) {
 }
 
 std::vector<uint32_t> producers(const Graph& graph) {
-  std::vector<uint32_t> p(graph.operands.size(), UINT32_MAX);
+  std::vector<uint32_t> p(graph.operands.size(), kNoOperation);
   for (size_t i = 0; i < graph.operations.size(); ++i)
     for (OperandId out : graph.operations[i].outputs) p[out.value] = static_cast<uint32_t>(i);
   return p;
+}
+
+std::optional<float> scalar_float_constant(const Graph& graph, OperandId id) {
+  if (!id.valid() || graph.operand(id).kind != OperandKind::kConstant) return std::nullopt;
+  const MLOperandDescriptor& d = graph.descriptor(id);
+  if (d.dataType != MLOperandDataType::kFloat32 || element_count(d.shape) != 1) return std::nullopt;
+  float v;
+  std::memcpy(&v, graph.constant(id).data(), sizeof v);
+  return v;
 }
 
 void set_label(OpAttributes& attrs, const std::string& label) {

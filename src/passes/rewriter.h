@@ -16,8 +16,13 @@ namespace cppnn::passes {
 
 // How many times each operand is read: by operations (each input slot) and as a graph output.
 std::vector<uint32_t> use_counts(const Graph& graph);
-// The operation index producing each operand (kOperationResult), else UINT32_MAX.
+// An operation index that names none: what producers() holds for an input or a constant.
+inline constexpr uint32_t kNoOperation = UINT32_MAX;
+// The operation index producing each operand (kOperationResult), else kNoOperation.
 std::vector<uint32_t> producers(const Graph& graph);
+// The value of a one-element float32 constant, or nullopt for anything else (the scalars that
+// exporters' op spellings carry: ε, 0.5, 3, 6, ...).
+std::optional<float> scalar_float_constant(const Graph& graph, OperandId id);
 // Sets the label of an op's options (every options struct has one).
 void set_label(OpAttributes& attrs, const std::string& label);
 // A new builder on the backend-less context the rewriter records on (the spec's validation only,

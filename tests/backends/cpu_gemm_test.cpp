@@ -225,6 +225,22 @@ class CpuGemm : public ::testing::Test {
   // No pool, a pool of one thread (the caller only) and one of three.
   std::vector<ThreadPool*> pools() { return {nullptr, one_.get(), three_.get()}; }
 
+  // check_gemm for every (m, n, k) of kMs × kNs × kKs on `pool`, each case set further by `adjust`.
+  template <class F>
+  void check_every_shape(ThreadPool* pool, F adjust) {
+    for (size_t m : kMs)
+      for (size_t n : kNs)
+        for (size_t k : kKs) {
+          GemmCase g;
+          g.m = m;
+          g.n = n;
+          g.k = k;
+          g.pool = pool;
+          adjust(g);
+          check_gemm(g, rng_);
+        }
+  }
+
   std::mt19937 rng_{20240611};
   std::unique_ptr<ThreadPool> one_ = std::make_unique<ThreadPool>(1);
   std::unique_ptr<ThreadPool> three_ = std::make_unique<ThreadPool>(3);
@@ -236,51 +252,23 @@ TEST_F(CpuGemm, PoolSizes) {
 }
 
 TEST_F(CpuGemm, PlainProductOverEveryShape) {
-  for (ThreadPool* pool : pools())
-    for (size_t m : kMs)
-      for (size_t n : kNs)
-        for (size_t k : kKs) {
-          GemmCase g;
-          g.m = m;
-          g.n = n;
-          g.k = k;
-          g.pool = pool;
-          check_gemm(g, rng_);
-        }
+  for (ThreadPool* pool : pools()) check_every_shape(pool, [](GemmCase&) {});
 }
 
 TEST_F(CpuGemm, RowBiasOverEveryShape) {
   for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), three_.get()})
-    for (size_t m : kMs)
-      for (size_t n : kNs)
-        for (size_t k : kKs) {
-          GemmCase g;
-          g.m = m;
-          g.n = n;
-          g.k = k;
-          g.bias = true;
-          g.pool = pool;
-          check_gemm(g, rng_);
-        }
+    check_every_shape(pool, [](GemmCase& g) { g.bias = true; });
 }
 
 // B rows read in place: every shape around the tile and the blocks, rows contiguous or padded.
 TEST_F(CpuGemm, RowsReadInPlaceOverEveryShape) {
   for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), three_.get()})
     for (Layout lb : {Layout::kRowMajor, Layout::kPaddedRows})
-      for (size_t m : kMs)
-        for (size_t n : kNs)
-          for (size_t k : kKs) {
-            GemmCase g;
-            g.m = m;
-            g.n = n;
-            g.k = k;
-            g.b_layout = lb;
-            g.bias = (m + n) % 2 == 0;
-            g.pool = pool;
-            g.rows_packer = true;
-            check_gemm(g, rng_);
-          }
+      check_every_shape(pool, [lb](GemmCase& g) {
+        g.b_layout = lb;
+        g.bias = (g.m + g.n) % 2 == 0;
+        g.rows_packer = true;
+      });
 }
 
 // accumulate adds the product to what C holds (the row bias, when set, is not added).

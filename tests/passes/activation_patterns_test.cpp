@@ -17,6 +17,7 @@
 #include "src/backends/reference/reference_backend.h"
 #include "src/passes/batch_norm_folding.h"
 #include "tests/backends/run_util.h"
+#include "tests/passes/pattern_test_util.h"
 
 namespace cppnn {
 namespace {
@@ -26,16 +27,12 @@ using testing::to_bytes;
 using Make = std::function<MLOperand(MLGraphBuilder&)>;
 using Pass = Graph (*)(const Graph&, bool*);
 
-std::vector<float> random_floats(size_t n, uint32_t seed, float scale) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using pattern_testing::op_types;
+using pattern_testing::scalar;
 
-MLOperand scalar(MLGraphBuilder& b, float v) {
-  return b.constant({kFloat32, {}}, to_bytes(std::vector<float>{v}));
+// n floats uniform in [-scale, scale) from `seed`.
+std::vector<float> random_floats(size_t n, uint32_t seed, float scale) {
+  return pattern_testing::random_floats(n, seed, -scale, scale);
 }
 
 // conv2d of input x [1, 4, 6, 6] with a 3x3 filter, padding 1, and a bias.
@@ -51,12 +48,6 @@ MLOperand conv(MLGraphBuilder& b) {
 Graph source(const Make& make) {
   MLGraphBuilder b(testing::ref_context());
   return b.pruned_graph({{"y", make(b)}});
-}
-
-std::vector<OpType> types(const Graph& g) {
-  std::vector<OpType> t;
-  for (const Operation& op : g.operations) t.push_back(op.type);
-  return t;
 }
 
 // Output "y" of `g` on the reference kernels for input x in [-4, 4].
@@ -78,7 +69,7 @@ void expect_rewrite(Pass pass, const Make& make, const std::vector<OpType>& want
   bool changed = false;
   const Graph r = pass(g, &changed);
   EXPECT_TRUE(changed);
-  EXPECT_EQ(types(r), want);
+  EXPECT_EQ(op_types(r), want);
   const std::vector<float> a = run(g), b = run(r);
   ASSERT_EQ(a.size(), b.size());
   double largest = 0;
@@ -92,7 +83,7 @@ void expect_unchanged(Pass pass, const Make& make) {
   bool changed = true;
   const Graph r = pass(g, &changed);
   EXPECT_FALSE(changed);
-  EXPECT_EQ(types(r), types(g));
+  EXPECT_EQ(op_types(r), op_types(g));
 }
 
 // x·clamp(x + 3, 0, 6)/6 with the operand orders `add_x_first` and `mul_x_first`.
@@ -182,7 +173,7 @@ TEST(ActivationPatterns, LeavesOtherShapesAlone) {
     return b.add(b.div(b.mul(x, c), scalar(b, 6)), c);
   };
   bool changed = false;
-  const std::vector<OpType> t = types(passes::recognize_activations(source(shared), &changed));
+  const std::vector<OpType> t = op_types(passes::recognize_activations(source(shared), &changed));
   EXPECT_EQ(std::count(t.begin(), t.end(), OpType::kHardSwish), 0);
   // Other constants than 3, 6; c − x; a scalar op on a graph input.
   expect_unchanged(&passes::recognize_activations, [](MLGraphBuilder& b) {

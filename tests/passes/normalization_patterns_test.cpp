@@ -16,6 +16,7 @@
 #include "cppnn/webnn.h"
 #include "src/backends/reference/reference_backend.h"
 #include "tests/backends/run_util.h"
+#include "tests/passes/pattern_test_util.h"
 
 namespace cppnn {
 namespace {
@@ -26,17 +27,9 @@ using testing::to_bytes;
 
 const std::vector<uint32_t> kShape = {2, 3, 8};
 
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-MLOperand scalar(MLGraphBuilder& b, float v) {
-  return b.constant({kFloat32, {}}, to_bytes(std::vector<float>{v}));
-}
+using pattern_testing::op_types;
+using pattern_testing::random_floats;
+using pattern_testing::scalar;
 
 MLOperand constant(MLGraphBuilder& b, const std::vector<uint32_t>& shape, uint32_t seed) {
   return b.constant({kFloat32, shape}, to_bytes(random_floats(element_count(shape), seed, 0.5, 2)));
@@ -84,12 +77,6 @@ Graph spelled(const Spelling& s) {
   return b.pruned_graph(outputs);
 }
 
-std::vector<OpType> types(const Graph& g) {
-  std::vector<OpType> t;
-  for (const Operation& op : g.operations) t.push_back(op.type);
-  return t;
-}
-
 // Output "y" of `g` on the reference kernels, x in [-3, 5] (ε, when an input, 1e-5).
 std::vector<float> run(const Graph& g) {
   auto plan = make_reference_plan(std::make_shared<const Graph>(g));
@@ -119,7 +106,7 @@ void expect_recognised(const Spelling& s, const std::vector<OpType>& want) {
   bool changed = false;
   const Graph r = passes::recognize_normalizations(g, &changed);
   EXPECT_TRUE(changed);
-  EXPECT_EQ(types(r), want);
+  EXPECT_EQ(op_types(r), want);
   const std::vector<float> a = run(g), b = run(r);
   ASSERT_EQ(a.size(), b.size());
   double largest = 0;
@@ -133,7 +120,7 @@ void expect_unchanged(const Spelling& s) {
   bool changed = true;
   const Graph r = passes::recognize_normalizations(g, &changed);
   EXPECT_FALSE(changed);
-  EXPECT_EQ(types(r), types(g));
+  EXPECT_EQ(op_types(r), op_types(g));
 }
 
 TEST(NormalizationPatterns, SpelledOutLayerNormsBecomeLayerNormalization) {

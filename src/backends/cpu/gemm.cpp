@@ -76,6 +76,23 @@ CPPNN_TARGET_AVX512 inline __attribute__((always_inline)) void store_tile_avx512
   }
 }
 
+// One depth step of an AVX-512 tile: c0[i] += al[i]·bl[0..16), c1[i] += al[i]·bl[16..32) for
+// i < R, the row broadcasts folded into the FMAs (bl unaligned).
+template <size_t R>
+CPPNN_TARGET_AVX512 inline __attribute__((always_inline)) void fma_row_avx512(const float* al,
+                                                                              const float* bl,
+                                                                              __m512* c0,
+                                                                              __m512* c1) {
+  const __m512 b0 = _mm512_loadu_ps(bl);
+  const __m512 b1 = _mm512_loadu_ps(bl + 16);
+#pragma GCC unroll 12
+  for (size_t i = 0; i < R; ++i) {
+    const __m512 ai = _mm512_set1_ps(al[i]);
+    c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+    c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+  }
+}
+
 // The same tile with AVX-512 for the first R rows of the panel (R = 12, or 8 and 4 for a last
 // panel of few rows, so that 16, 32 or 64 rows are not computed as 24, 36 and 72): 2·R
 // accumulators (R rows × 2 vectors of 16), the row broadcasts folded into the FMAs; masked loads
@@ -92,15 +109,7 @@ CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float
     // for kPrefetchRows rows ahead, which the L1 prefetcher does not do on its own.
     _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b + l * NR);
-    const __m512 b1 = _mm512_loadu_ps(b + l * NR + 16);
-    const float* al = a + l * MR;
-#pragma GCC unroll 12
-    for (size_t i = 0; i < R; ++i) {
-      const __m512 ai = _mm512_set1_ps(al[i]);
-      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
-    }
+    fma_row_avx512<R>(a + l * MR, b + l * NR, c0, c1);
   }
   store_tile_avx512<R>(c0, c1, c, ldc, mr, nr, load_c, bias, col);
 }
@@ -115,18 +124,7 @@ CPPNN_TARGET_AVX512 void tile_avx512_in_place(size_t kc, const float* a, const f
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
   for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
-  for (size_t l = 0; l < kc; ++l) {
-    const float* bl = b + offsets[l];
-    const __m512 b0 = _mm512_loadu_ps(bl);
-    const __m512 b1 = _mm512_loadu_ps(bl + 16);
-    const float* al = a + l * MR;
-#pragma GCC unroll 12
-    for (size_t i = 0; i < R; ++i) {
-      const __m512 ai = _mm512_set1_ps(al[i]);
-      c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-      c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
-    }
-  }
+  for (size_t l = 0; l < kc; ++l) fma_row_avx512<R>(a + l * MR, b + offsets[l], c0, c1);
   store_tile_avx512<R>(c0, c1, c, ldc, mr, nr, load_c, bias, col);
 }
 

@@ -42,29 +42,44 @@ struct LayerNormKernel {
   }
 };
 
+// batchNormalization's per-channel parameters as double: mean, 1/√(variance + ε), scale, bias,
+// `channels` values each, from the operands' float32 values p (scale and bias may be null: 1, 0).
+void channel_params(const float* const p[4], size_t channels, double epsilon, double* out) {
+  double *m = out, *k = m + channels, *s = k + channels, *b = s + channels;
+  for (size_t c = 0; c < channels; ++c) {
+    m[c] = p[0][c];
+    k[c] = 1.0 / std::sqrt(double(p[1][c]) + epsilon);
+    s[c] = p[2] ? double(p[2][c]) : 1.0;
+    b[c] = p[3] ? double(p[3][c]) : 0.0;
+  }
+}
+
 struct BatchNormKernel {
-  OperandId input, mean, variance, scale, bias, output;
+  OperandId input, output;
+  OperandId params_ids[4];  // mean, variance, scale, bias (the last two optional)
   ref::AxisGeometry g;
   double epsilon;
+  // channel_params once at build when every parameter is a constant (the usual case), else null
+  // and computed at each dispatch.
+  std::shared_ptr<const std::vector<double>> constant_params;
   std::shared_ptr<ThreadPool> pool;
 
   void operator()(std::span<std::byte* const> slots) const {
-    auto floats = [&](OperandId id) {
-      return id.valid() ? reinterpret_cast<const float*>(slots[id.value]) : nullptr;
-    };
-    const float *x = floats(input), *pm = floats(mean), *pv = floats(variance);
-    const float *ps = floats(scale), *pb = floats(bias);
+    const float* x = reinterpret_cast<const float*>(slots[input.value]);
     float* y = reinterpret_cast<float*>(slots[output.value]);
     const size_t n = g.length;
-    thread_local std::vector<double> params;  // mean, 1/√(variance + ε), scale, bias per channel
-    params.resize(4 * n);
-    double *m = params.data(), *k = m + n, *s = k + n, *b = s + n;
-    for (size_t c = 0; c < n; ++c) {
-      m[c] = pm[c];
-      k[c] = 1.0 / std::sqrt(double(pv[c]) + epsilon);
-      s[c] = ps ? double(ps[c]) : 1.0;
-      b[c] = pb ? double(pb[c]) : 0.0;
+    const double* params = constant_params ? constant_params->data() : nullptr;
+    if (!params) {
+      thread_local std::vector<double> scratch;
+      scratch.resize(4 * n);
+      const float* p[4];
+      for (size_t i = 0; i < 4; ++i)
+        p[i] = params_ids[i].valid() ? reinterpret_cast<const float*>(slots[params_ids[i].value])
+                                     : nullptr;
+      channel_params(p, n, epsilon, scratch.data());
+      params = scratch.data();
     }
+    const double *m = params, *k = m + n, *s = k + n, *b = s + n;
     if (g.inner == 1) {  // the channels are the last axis: a row of them per outer index
       pool->parallel_ranges(g.outer, std::max<size_t>(8192 / std::max<size_t>(n, 1), 1),
                             [&](size_t o0, size_t o1) {
@@ -93,15 +108,25 @@ std::optional<FastKernel> compile_fast_batch_normalization(const CompileContext&
   const auto& options = attrs_of<OpType::kBatchNormalization>(op.attrs).options;
   BatchNormKernel k;
   k.input = op.inputs[0];
-  k.mean = op.inputs[1];
-  k.variance = op.inputs[2];
-  k.scale = op.inputs.size() > 3 ? op.inputs[3] : kNoOperand;
-  k.bias = op.inputs.size() > 4 ? op.inputs[4] : kNoOperand;
   k.output = op.outputs[0];
+  for (size_t i = 0; i < 4; ++i)
+    k.params_ids[i] = i + 1 < op.inputs.size() ? op.inputs[i + 1] : kNoOperand;
   k.g = ref::axis_geometry(in.shape, options.axis);
   if (element_count(in.shape) == 0) return std::nullopt;
   // ε cast to the input type (float32), as the reference does.
   k.epsilon = static_cast<double>(static_cast<float>(options.epsilon));
+  const float* p[4];
+  bool constant = true;
+  for (size_t i = 0; i < 4; ++i) {
+    const std::byte* bytes = k.params_ids[i].valid() ? cc.constant(k.params_ids[i]) : nullptr;
+    constant = constant && (bytes || !k.params_ids[i].valid());
+    p[i] = reinterpret_cast<const float*>(bytes);
+  }
+  if (constant) {
+    auto params = std::make_shared<std::vector<double>>(4 * k.g.length);
+    channel_params(p, k.g.length, k.epsilon, params->data());
+    k.constant_params = std::move(params);
+  }
   k.pool = cc.pool;
   return FastKernel{std::move(k), false};
 }

@@ -9,6 +9,7 @@
 // once at build when constant.
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "src/backends/cpu/cpu_features.h"
@@ -94,28 +95,17 @@ CPPNN_SIMD_INLINE void accumulate_columns_of(const float* rows, size_t ld, size_
   }
 }
 
-// accumulate_columns_of for a count of vectors known at run time.
+// accumulate_columns_of for a count of vectors known at run time (1 to kVectors), each count's
+// instance inlined into this clone.
 CPPNN_CPU_CLONES void accumulate_columns(const float* rows, size_t ld, size_t m,
                                          const double* const* vs, size_t count, double* const* outs,
                                          size_t k0, size_t k1) {
-  switch (count) {
-    case 1:
-      return accumulate_columns_of<1>(rows, ld, m, vs, outs, k0, k1);
-    case 2:
-      return accumulate_columns_of<2>(rows, ld, m, vs, outs, k0, k1);
-    case 3:
-      return accumulate_columns_of<3>(rows, ld, m, vs, outs, k0, k1);
-    case 4:
-      return accumulate_columns_of<4>(rows, ld, m, vs, outs, k0, k1);
-    case 5:
-      return accumulate_columns_of<5>(rows, ld, m, vs, outs, k0, k1);
-    case 6:
-      return accumulate_columns_of<6>(rows, ld, m, vs, outs, k0, k1);
-    case 7:
-      return accumulate_columns_of<7>(rows, ld, m, vs, outs, k0, k1);
-    default:
-      return accumulate_columns_of<kVectors>(rows, ld, m, vs, outs, k0, k1);
+  [&]<size_t... C>(std::index_sequence<C...>) CPPNN_SIMD_LAMBDA {
+    (void)((count == C + 1 &&
+            (accumulate_columns_of<C + 1>(rows, ld, m, vs, outs, k0, k1), true)) ||
+           ...);
   }
+  (std::make_index_sequence<kVectors>{});
 }
 
 // Columns of a block: the widest group of column sums (Q·kDoubles for one vector), so that a
