@@ -107,6 +107,7 @@ bench: deps
 	@scripts/fetch-bench-models.sh
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCPPNN_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
+	@scripts/fetch-llm.sh && scripts/make-llm-bench-models.sh $(BUILD)/bin/cppnn
 	@for b in $(BUILD)/bin/*_bench; do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/reference_tool_bench.sh"; bench/reference_tool_bench.sh $(BUILD)/bin/cppnn; \
 	  rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]

@@ -82,9 +82,28 @@ inline Model sweep_model(const std::vector<std::string>& fields) {
   return m;
 }
 
+// SmolLM2-135M's step graph (docs/text-generation.md) with float32, float16 and 4-bit (Q4_1)
+// weights, as ONNX files written by scripts/make-llm-bench-models.sh: one decode step (1 token)
+// against a cache of 128 and of 512 positions, and a 64-token prefill step against 512. The
+// projected row (logits_index) is the first; the cache mask and the cache hold the generated
+// pattern, which costs what real values cost.
+inline std::vector<Model> llm_models() {
+  const std::string fetch = "scripts/fetch-llm.sh, then scripts/make-llm-bench-models.sh";
+  std::vector<Model> models;
+  for (const char* weights : {"float32", "float16", "q4"})
+    for (const auto& [step, file] : {std::pair<std::string, std::string>{"decode-128", "c128-s1"},
+                                     {"decode-512", "c512-s1"},
+                                     {"prefill-64", "c512-s64"}}) {
+      const std::string stem = std::string("smollm2-") + weights;
+      models.push_back(
+          {stem + "-" + step, "llm/" + stem + "-" + file + ".onnx", {}, {"logits_index=0"}, fetch});
+    }
+  return models;
+}
+
 // Every benchmarked model: the four convnets, then the sweep's rows in order (none when the
-// table is missing). A sweep model that is also a convnet keeps the convnet's entry, switched to
-// the sweep's file and flags when only that file exists.
+// table is missing), then SmolLM2's steps. A sweep model that is also a convnet keeps the convnet's
+// entry, switched to the sweep's file and flags when only that file exists.
 inline std::vector<Model> load_models() {
   std::vector<Model> models = builtin_models();
   std::ifstream in(kSweepTable);
@@ -101,6 +120,7 @@ inline std::vector<Model> load_models() {
              std::filesystem::exists(std::filesystem::path(".deps/models") / m.file))
       *same = std::move(m);
   }
+  for (Model& m : llm_models()) models.push_back(std::move(m));
   return models;
 }
 

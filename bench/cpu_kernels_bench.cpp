@@ -147,6 +147,57 @@ BENCHMARK(BM_Matmul)
     ->Args({20, 1024, 8210})    // a CTC classifier over a sequence (ddddocr: 33 MB of weights)
     ->Args({20, 1024, 32768});  // the same beyond the last-level cache (128 MB)
 
+// A language model's linear layer: gemm of [M, K] activations by a constant [N, K] weight
+// (bTranspose, as GGUF and Hugging Face store it) on SmolLM2-135M's shapes: M = 64 (a prefill
+// chunk) in GFLOP/s, M = 1 (a decode step) in GB/s of weight read.
+void BM_LinearT(benchmark::State& state) {
+  const uint32_t m = uint32_t(state.range(0)), k = uint32_t(state.range(1));
+  const uint32_t n = uint32_t(state.range(2));
+  run_one_op(
+      state,
+      [&](MLGraphBuilder& b) {
+        MLOperand x = b.input("x", {MLOperandDataType::kFloat32, {m, k}});
+        MLOperand w =
+            b.constant({MLOperandDataType::kFloat32, {n, k}}, bench::pattern_input(size_t(k) * n));
+        return MLNamedOperands{{"y", b.gemm(x, w, {.bTranspose = true})}};
+      },
+      m == 1 ? 4.0 * k * n : 0);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_LinearT)
+    ->Args({64, 576, 576})
+    ->Args({64, 576, 192})
+    ->Args({64, 576, 1536})
+    ->Args({64, 1536, 576})
+    ->Args({1, 576, 1536})
+    ->Args({1, 576, 49152});  // the vocabulary projection (113 MB)
+
+// A stack of `layers` up (K → 4K) and down (4K → K) projections of [M, K] activations, each
+// with its own constant [N, K] weight: a language model's feed-forward layers, whose weights
+// (30 layers of SmolLM2's sizes: 212 MB) stream from memory instead of staying in the caches.
+void BM_LinearStack(benchmark::State& state) {
+  const uint32_t m = uint32_t(state.range(0)), k = uint32_t(state.range(1));
+  const uint32_t layers = uint32_t(state.range(2)), wide = 4 * k;
+  run_one_op(
+      state,
+      [&](MLGraphBuilder& b) {
+        MLOperand x = b.input("x", {MLOperandDataType::kFloat32, {m, k}});
+        const std::vector<float> values = bench::pattern_input(size_t(k) * wide);
+        for (uint32_t l = 0; l < layers; ++l) {
+          MLOperand up = b.constant({MLOperandDataType::kFloat32, {wide, k}}, values);
+          MLOperand down = b.constant({MLOperandDataType::kFloat32, {k, wide}}, values);
+          x = b.gemm(b.gemm(x, up, {.bTranspose = true}), down, {.bTranspose = true});
+        }
+        return MLNamedOperands{{"y", x}};
+      },
+      m == 1 ? 8.0 * k * wide * layers : 0);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(4.0 * m * k * wide * layers, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_LinearStack)->Args({64, 576, 30})->Args({1, 576, 30});
+
 // Global average pooling of [1, 256, 40, 40].
 void BM_GlobalAveragePool(benchmark::State& state) {
   run_one_op(

@@ -14,6 +14,7 @@
 #include "cppnn/descriptor.h"
 #include "cppnn/element_type.h"
 #include "cppnn/graph.h"
+#include "cppnn/graph_model.h"
 #include "cppnn/number.h"
 #include "cppnn/op_type.h"
 #include "cppnn/operand.h"
@@ -69,6 +70,9 @@ class MLGraphBuilder {
   // mapped weight files).
   MLOperand constant_view(const MLOperandDescriptor& descriptor,
                           std::shared_ptr<const void> keep_alive, std::span<const std::byte> bytes);
+  // constant(descriptor, data) as it is, without a copy (cppnn extension: a weight loader's
+  // ConstantData, e.g. a view of a mapped file whose pages a backend may release once packed).
+  MLOperand constant_data(const MLOperandDescriptor& descriptor, ConstantData data);
 
   // The typed constant() forms: checks the element type, then constant(descriptor, bytes).
   MLOperand constant_typed(const MLOperandDescriptor& descriptor, TypedBytes values);

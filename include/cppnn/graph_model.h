@@ -40,6 +40,13 @@ class ConstantData {
   // A view of `bytes` kept valid by `keep_alive` (no copy).
   static ConstantData view(std::shared_ptr<const void> keep_alive,
                            std::span<const std::byte> bytes);
+  // Drops the resident pages wholly inside a range of a read-only file mapping (they are read
+  // back from the file if touched again).
+  using PageRelease = void (*)(std::span<const std::byte>);
+  // A view of bytes of a read-only file mapping that `keep_alive` holds: release_pages() may
+  // take its pages out of resident memory.
+  static ConstantData mapped_view(std::shared_ptr<const void> keep_alive,
+                                  std::span<const std::byte> bytes, PageRelease release);
   // `size` bytes repeating `element` (a scalar fill, `@scalar(v)`; for 4-bit types the packed
   // byte, with `last_byte` for an odd element count). Expanded on the first bytes() or data()
   // call only, so a fill no backend reads never takes memory (docs/security.md "Memory").
@@ -51,11 +58,18 @@ class ConstantData {
   size_t size() const { return size_; }
   // For a fill: the repeated element's bytes (no expansion); empty otherwise.
   std::span<const std::byte> fill_element() const;
+  // Says the bytes will not be read again soon (a backend that keeps its own packed copy of a
+  // weight): a mapped view's whole pages leave the process's resident memory, read back from the
+  // file if touched again; nothing for owned bytes, plain views and fills.
+  void release_pages() const {
+    if (release_ != nullptr) release_({data_, size_});
+  }
 
  private:
   struct Fill;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<Fill> fill_;
+  PageRelease release_ = nullptr;
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
 };

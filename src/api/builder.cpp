@@ -151,6 +151,11 @@ MLOperand MLGraphBuilder::constant_view(const MLOperandDescriptor& descriptor,
   return add_constant(state_, descriptor, ConstantData::view(std::move(keep_alive), bytes));
 }
 
+MLOperand MLGraphBuilder::constant_data(const MLOperandDescriptor& descriptor, ConstantData data) {
+  check_constant(*state_, descriptor, data.size());
+  return add_constant(state_, descriptor, std::move(data));
+}
+
 MLOperand MLGraphBuilder::constant(const MLTensor& tensor) {
   // §1: the TypeError checks come before the "can build" check for this form.
   if (tensor.is_null()) throw TypeError("constant: the tensor is null");

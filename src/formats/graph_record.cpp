@@ -112,8 +112,7 @@ class Recorder {
                where + ": @weights(\"" + k.init.ref + "\") needs a weights file (none given)");
         Result<ConstantData> data = weights_->load(name, k.init.ref, d);
         if (!data) fail(data.error().kind, where + ": " + data.error().message);
-        auto holder = std::make_shared<ConstantData>(std::move(*data));
-        o = guarded(where, [&] { return builder_.constant_view(d, holder, holder->bytes()); });
+        o = guarded(where, [&] { return builder_.constant_data(d, std::move(*data)); });
         info(o).weight_ref = k.init.ref;
         break;
       }

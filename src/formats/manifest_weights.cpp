@@ -97,7 +97,7 @@ Result<ConstantData> ManifestWeights::load(std::string_view ref, std::string_vie
     return fail("weights byteLength mismatch for `", ref, "` (constant `", const_name,
                 "`): expected ", *expected, " got ", bytes->size());
   if (!is_aligned_for(*bytes, declared.dataType)) return ConstantData::copy_of(*bytes);
-  return ConstantData::view(blob_, *bytes);
+  return MappedFile::constant_view(blob_, *bytes);
 }
 
 }  // namespace cppnn::formats

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -31,6 +32,26 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
     data = static_cast<const std::byte*>(p);
   }
   return std::shared_ptr<const MappedFile>(new MappedFile(path, data, size));
+}
+
+namespace {
+
+// madvise(MADV_DONTNEED) on the whole pages inside `bytes`: the mapping is read-only and private,
+// so they are read back from the file when touched again (never zeros).
+void release_mapped_pages(std::span<const std::byte> bytes) {
+  static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + bytes.size()) / page * page;
+  if (page > 0 && last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+}  // namespace
+
+ConstantData MappedFile::constant_view(std::shared_ptr<const MappedFile> self,
+                                       std::span<const std::byte> bytes) {
+  return ConstantData::mapped_view(std::move(self), bytes, &release_mapped_pages);
 }
 
 MappedFile::~MappedFile() {

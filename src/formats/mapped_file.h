@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "cppnn/graph_model.h"
 #include "src/core/result.h"
 
 namespace cppnn::formats {
@@ -26,6 +27,10 @@ class MappedFile {
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   size_t size() const { return size_; }
   const std::filesystem::path& path() const { return path_; }
+  // A view of `bytes` (inside this mapping, which `self` owns) whose ConstantData::release_pages()
+  // drops its whole pages from resident memory.
+  static ConstantData constant_view(std::shared_ptr<const MappedFile> self,
+                                    std::span<const std::byte> bytes);
 
  private:
   MappedFile(std::filesystem::path path, const std::byte* data, size_t size)

@@ -64,7 +64,7 @@ ErrorInfo SafeTensorsFile::fail(const A&... a) const {
 }
 
 ConstantData SafeTensorsFile::view(std::span<const std::byte> bytes) const {
-  return ConstantData::view(file_, bytes);
+  return MappedFile::constant_view(file_, bytes);
 }
 
 Result<ConstantData> SafeTensorsFile::load(std::string_view ref, std::string_view const_name,

@@ -26,9 +26,7 @@ ConstantData ExternalWeights::load(const std::string& ref, const MLOperandDescri
 
 MLOperand ExternalWeights::constant(MLGraphBuilder& builder, const std::string& ref,
                                     const MLOperandDescriptor& declared) const {
-  auto data = std::make_shared<const ConstantData>(load(ref, declared));
-  const std::span<const std::byte> bytes = data->bytes();
-  return builder.constant_view(declared, std::move(data), bytes);
+  return builder.constant_data(declared, load(ref, declared));
 }
 
 std::vector<std::string> ExternalWeights::names() const {

@@ -32,6 +32,13 @@ ConstantData ConstantData::view(std::shared_ptr<const void> keep_alive,
   return c;
 }
 
+ConstantData ConstantData::mapped_view(std::shared_ptr<const void> keep_alive,
+                                       std::span<const std::byte> bytes, PageRelease release) {
+  ConstantData c = view(std::move(keep_alive), bytes);
+  c.release_ = release;
+  return c;
+}
+
 // A fill's expansion, made once on first use (thread-safe).
 struct ConstantData::Fill {
   std::vector<std::byte> element;

@@ -39,6 +39,11 @@ class DecoderWeights {
   virtual Result<const gguf::WebnnWeight*> find(const std::string& name) = 0;
 };
 
+// How a converter stores the model's weights: as the file has them (block-quantized ones kept
+// 4- or 8-bit), or every weight dequantized to float32, or the matrices (rank 2 and up) as
+// float16 and the vectors (norms, biases) as float32.
+enum class WeightForm { kKeep, kFloat32, kFloat16 };
+
 // The sizes of the step graph.
 struct StepGraphOptions {
   uint32_t capacity = 2048;  // cache positions

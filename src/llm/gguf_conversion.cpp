@@ -59,7 +59,7 @@ GgufConversionReport convert_gguf_file(const fs::path& gguf, const fs::path& out
           : std::min<uint32_t>(config.n_ctx_train == 0 ? 2048 : config.n_ctx_train, 2048);
   sizes.chunk = std::min(options.chunk != 0 ? options.chunk : 32u, sizes.capacity);
   MLGraphBuilder builder = passes::pass_builder();
-  gguf::GgufDecoderWeights weights(file);
+  gguf::GgufDecoderWeights weights(file, options.weights);
   DecoderStep step = take(build_decoder_step(builder, config, weights, sizes));
   Graph graph = builder.pruned_graph(step.outputs);
 

@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "src/llm/decoder_graph.h"
+
 namespace cppnn::llm {
 
 // The step graph's sizes (0: the defaults, min(trained context, 2048) and 32).
 struct GgufConversionOptions {
   uint32_t capacity = 0;
   uint32_t chunk = 0;
+  WeightForm weights = WeightForm::kKeep;  // --weights keep|float32|float16
 };
 
 // What a conversion wrote.

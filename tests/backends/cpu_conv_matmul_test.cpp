@@ -891,9 +891,15 @@ TEST_F(CpuConvMatmul, Matmul2d) {
 
 TEST_F(CpuConvMatmul, MatmulBatchedAndBroadcast) {
   const std::pair<Dims, Dims> shapes[] = {
-      {{3, 13, 20}, {3, 20, 40}},   {{2, 1, 13, 300}, {3, 300, 31}}, {{4, 5, 6}, {6, 7}},
-      {{5, 6}, {2, 6, 7}},          {{2, 1, 5, 9}, {1, 4, 9, 33}},   {{1, 12, 270}, {2, 270, 257}},
+      {{3, 13, 20}, {3, 20, 40}},
+      {{2, 1, 13, 300}, {3, 300, 31}},
+      {{4, 5, 6}, {6, 7}},
+      {{5, 6}, {2, 6, 7}},
+      {{2, 1, 5, 9}, {1, 4, 9, 33}},
+      {{1, 12, 270}, {2, 270, 257}},
       {{2, 3, 1, 7}, {2, 3, 7, 1}},
+      // 3 key/value heads on 2 threads: each head's rows in two groups of whole panels.
+      {{1, 3, 50, 64}, {1, 3, 64, 70}},
   };
   uint32_t round = 0;
   for (const auto& [a, b] : shapes)

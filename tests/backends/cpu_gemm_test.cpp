@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -144,6 +145,7 @@ struct GemmCase {
   size_t ldc_pad = 0;  // ldc = n + ldc_pad
   ThreadPool* pool = nullptr;
   bool rows_packer = false;  // B through RowsBPacker (read in place) instead of MatrixBPacker
+  bool packed_b = false;     // B packed once (PackedB, a constant weight) from MatrixBPacker
 
   std::string name() const {
     return "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
@@ -152,7 +154,7 @@ struct GemmCase {
            (accumulate ? " accumulate" : "") + " epilogue=" + act_name(act) + " ldc=n+" +
            std::to_string(ldc_pad) +
            " threads=" + (pool ? std::to_string(pool->size()) : std::string("none")) +
-           (rows_packer ? " RowsBPacker" : "");
+           (rows_packer ? " RowsBPacker" : "") + (packed_b ? " PackedB" : "");
   }
 };
 
@@ -174,7 +176,11 @@ size_t check_gemm(const GemmCase& g, std::mt19937& rng) {
   const std::vector<float> b_rows(b.data.begin(),
                                   b.data.end() - (g.rows_packer && g.k && g.n ? 3 : 0));
   const RowsBPacker rows_bp(b_rows.data(), g.k, g.n, b.rs);
-  const BPacker& bp = g.rows_packer ? static_cast<const BPacker&>(rows_bp) : matrix_bp;
+  std::optional<PackedB> packed_bp;
+  if (g.packed_b) packed_bp.emplace(matrix_bp, g.k, g.n);
+  const BPacker& bp = g.rows_packer ? static_cast<const BPacker&>(rows_bp)
+                      : packed_bp   ? static_cast<const BPacker&>(*packed_bp)
+                                    : matrix_bp;
   const Epilogue e = make_epilogue(g.act);
   GemmOutput out;
   out.c = c.data();
@@ -243,6 +249,7 @@ class CpuGemm : public ::testing::Test {
 
   std::mt19937 rng_{20240611};
   std::unique_ptr<ThreadPool> one_ = std::make_unique<ThreadPool>(1);
+  std::unique_ptr<ThreadPool> two_ = std::make_unique<ThreadPool>(2);
   std::unique_ptr<ThreadPool> three_ = std::make_unique<ThreadPool>(3);
 };
 
@@ -272,6 +279,19 @@ TEST_F(CpuGemm, RowsReadInPlaceOverEveryShape) {
 }
 
 // accumulate adds the product to what C holds (the row bias, when set, is not added).
+// A weight packed once (a constant B): with few column blocks per thread, each thread takes a run
+// of column panels across blocks (n = 257 on 2 threads, 600 on 3), with the epilogue and the
+// biases on its own columns only.
+TEST_F(CpuGemm, PackedWeightsOverEveryShape) {
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), two_.get(), three_.get()})
+    check_every_shape(pool, [](GemmCase& g) {
+      g.packed_b = true;
+      g.bias = g.n % 2 == 1;
+      g.act = g.k % 2 == 1 ? Act::kReluThenClamp : Act::kNone;
+      g.ldc_pad = g.m % 2;
+    });
+}
+
 TEST_F(CpuGemm, AccumulateAddsToC) {
   for (ThreadPool* pool : pools())
     for (size_t m : {1u, 13u, 25u})

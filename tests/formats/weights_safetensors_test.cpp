@@ -72,6 +72,28 @@ TEST(WeightsSafeTensors, RoundTripsEveryDataTypeBitExactlyAsViews) {
   }
 }
 
+// A backend that packs a weight releases the mapped view's pages (ConstantData::release_pages):
+// they leave resident memory and read back from the file unchanged, never as zeros.
+TEST(WeightsSafeTensors, ReleasedPagesReadBackFromTheFile) {
+  TempDir dir;
+  const MLOperandDescriptor d{T::kFloat32, {3, 70000}};  // 840 KB: whole pages inside
+  const std::vector<std::byte> data = pattern(*declared_byte_length(d), 7);
+  const auto path = dir / "big.safetensors";
+  const std::vector<WeightToWrite> weights = {{"w", d, data}};
+  ASSERT_TRUE(write_weights_safetensors(path, weights).ok());
+  auto file = open_ok(path);
+  ASSERT_TRUE(file);
+  auto c = file->load("w", "w", d);
+  ASSERT_TRUE(c.ok()) << error_of(c);
+  ASSERT_TRUE(std::equal(data.begin(), data.end(), c->bytes().begin()));
+  c->release_pages();
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), c->bytes().begin()));
+  // Owned bytes are left alone.
+  const ConstantData owned = ConstantData::copy_of(data);
+  owned.release_pages();
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), owned.bytes().begin()));
+}
+
 TEST(WeightsSafeTensors, WriterIsDeterministicAndAlignsTensors) {
   TempDir dir;
   auto a = pattern(3, 1), b = pattern(16, 2), c = pattern(6, 3);

@@ -239,6 +239,44 @@ TEST(GgufConversion, TheConvertedModelGivesTheSameLogits) {
   EXPECT_THROW(LanguageModel::load(out, {.backend = "reference", .contextLength = 64}), TypeError);
 }
 
+// --weights float32 dequantizes every weight (the step computes with the same float32 values, so
+// the logits are bit-identical); float16 rounds the matrices (the logits stay close).
+TEST(GgufConversion, FloatWeightFormsGiveTheModelsLogits) {
+  TempDir dir;
+  const llm::GgufConversionOptions sizes{.capacity = 48, .chunk = 8};
+  llm::convert_gguf_file(fixture().gguf, dir.path() / "keep.webnn", sizes);
+  llm::GgufConversionOptions f32 = sizes, f16 = sizes;
+  f32.weights = llm::WeightForm::kFloat32;
+  f16.weights = llm::WeightForm::kFloat16;
+  const llm::GgufConversionReport r32 =
+      llm::convert_gguf_file(fixture().gguf, dir.path() / "f32.webnn", f32);
+  const llm::GgufConversionReport r16 =
+      llm::convert_gguf_file(fixture().gguf, dir.path() / "f16.webnn", f16);
+  for (const std::string& note : r32.notes)
+    EXPECT_NE(note.find("-> float32"), std::string::npos) << note;
+  bool any_half = false;
+  for (const std::string& note : r16.notes)
+    any_half |= note.find("-> float16") != std::string::npos;
+  EXPECT_TRUE(any_half);
+  EXPECT_LT(r16.weights_bytes, r32.weights_bytes);
+
+  LanguageModel keep = LanguageModel::load(dir.path() / "keep.webnn", {.backend = "reference"});
+  LanguageModel m32 = LanguageModel::load(dir.path() / "f32.webnn", {.backend = "reference"});
+  LanguageModel m16 = LanguageModel::load(dir.path() / "f16.webnn", {.backend = "reference"});
+  const std::vector<int32_t> prompt = keep.tokenize("The capital of France");
+  Generator a(keep), b(m32), c(m16);
+  const std::vector<float> want = a.append(prompt, true);
+  EXPECT_EQ(b.append(prompt, true), want);
+  const std::vector<float> half = c.append(prompt, true);
+  ASSERT_EQ(half.size(), want.size());
+  double err = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    err += (double(half[i]) - want[i]) * (double(half[i]) - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  EXPECT_LT(std::sqrt(err), 0.02 * std::sqrt(norm));
+}
+
 TEST(GgufModel, UnsupportedArchitecturesAndMissingTensorsAreNamed) {
   TempDir dir;
   TinyDecoder model;

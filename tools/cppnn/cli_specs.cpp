@@ -124,8 +124,8 @@ std::vector<CommandSpec> make_specs() {
                                  sw("decode"), sw("skip-special"), sw("json"), sw("spec-json")},
                                 "MODEL"));
   {
-    CommandSpec s =
-        flags_only("convert-gguf", {val("output", {"-o"}), val("context"), val("chunk")});
+    CommandSpec s = flags_only(
+        "convert-gguf", {val("output", {"-o"}), val("context"), val("chunk"), val("weights")});
     s.positional_name = "MODEL";
     s.min_positionals = s.max_positionals = 1;
     s.missing_message = "no GGUF model given";

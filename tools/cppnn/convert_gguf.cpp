@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const char kHelp[] =
-    "usage: cppnn convert-gguf MODEL.gguf [-o OUT.webnn] [--context N] [--chunk P]\n\n"
+    "usage: cppnn convert-gguf MODEL.gguf [-o OUT.webnn] [--context N] [--chunk P]\n"
+    "                          [--weights keep|float32|float16]\n\n"
     "Converts a GGUF language model (architectures llama and qwen2; tensor kinds F32, F16,\n"
     "BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) into files every cppnn tool loads:\n"
     "  OUT (default <model stem>.webnn; GraphJson when it ends in .json): the model's step\n"
@@ -27,6 +28,9 @@ const char kHelp[] =
     "      `cppnn generate OUT` reads.\n"
     "--context N: cache positions, the longest conversation (default min(the model's training\n"
     "context, 2048)). --chunk P: tokens per prefill step (default 32).\n"
+    "--weights: keep (default) stores the weights as the file has them; float32 dequantizes\n"
+    "every weight to float32; float16 stores the matrices as float16 (rounded to nearest\n"
+    "even) and the vectors (norms, biases) as float32.\n"
     "The three files are written together, all or none. A report of the weight forms and the\n"
     "file sizes goes to stderr.\n"
     "Exit status: 0 success, 1 bad input, 2 usage or internal error.\n";
@@ -40,6 +44,12 @@ int convert(const ParsedArgs& p) {
     options.capacity = static_cast<uint32_t>(parse_unsigned_flag("context", *v, 1, 1u << 20));
   if (auto v = p.value("chunk"))
     options.chunk = static_cast<uint32_t>(parse_unsigned_flag("chunk", *v, 1, 4096));
+  if (auto v = p.value("weights")) {
+    const std::string& form = check_choice_flag("weights", *v, {"keep", "float32", "float16"});
+    options.weights = form == "float32"   ? llm::WeightForm::kFloat32
+                      : form == "float16" ? llm::WeightForm::kFloat16
+                                          : llm::WeightForm::kKeep;
+  }
   const llm::GgufConversionReport r = llm::convert_gguf_file(model, out, options);
   std::cerr << "Converted " << r.name << " (" << r.architecture << ", " << r.layers
             << " layers): context " << r.capacity << ", prefill chunk " << r.chunk << "\n";

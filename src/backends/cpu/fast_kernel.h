@@ -24,6 +24,13 @@ struct CompileContext {
     const OperandInfo& info = graph.operands.at(id.value);
     return info.kind == OperandKind::kConstant ? graph.constants[info.producer].data() : nullptr;
   }
+  // Says a kernel keeps its own packed copy of constant `id` and will not read its bytes: a
+  // mapped weight's pages leave resident memory (ConstantData::release_pages), so a weight is
+  // resident once, packed, not twice.
+  void release_constant(OperandId id) const {
+    const OperandInfo& info = graph.operands.at(id.value);
+    if (info.kind == OperandKind::kConstant) graph.constants[info.producer].release_pages();
+  }
 };
 
 // A compiled fast kernel (run, and whether it also applies op.activations; otherwise the plan runs

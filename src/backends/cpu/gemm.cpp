@@ -16,12 +16,22 @@ namespace {
 constexpr size_t MR = kGemmMR, NR = kGemmNR;
 // Rows of a packed B panel the AVX-512 tile asks for ahead of the one it multiplies.
 constexpr size_t kPrefetchRows = 8;
+// The AVX-512 tile asks for one line of what the product reads next every kAheadSpacing rows.
+constexpr size_t kAheadSpacing = 3;
+
+// Lines of memory a tile asks for while it multiplies (`lines` 64-byte lines from `p`): its
+// share of the next packed B block, so that a weight streaming from memory arrives in L2 while
+// the block before it is multiplied.
+struct Ahead {
+  const char* p = nullptr;
+  size_t lines = 0;
+};
 
 // One register tile, portable: c(i, j) for i < mr, j < nr from the packed panels, then either
 // added to c (load_c), or written with the row bias and the column bias (when set).
 CPPNN_CPU_CLONES void tile_portable(size_t kc, const float* a, const float* b, float* c, size_t ldc,
                                     size_t mr, size_t nr, bool load_c, const float* bias,
-                                    const float* col) {
+                                    const float* col, Ahead) {
   float acc[MR][NR] = {};
   for (size_t l = 0; l < kc; ++l) {
     const float* bl = b + l * NR;
@@ -100,11 +110,14 @@ CPPNN_TARGET_AVX512 inline __attribute__((always_inline)) void fma_row_avx512(co
 template <size_t R>
 CPPNN_TARGET_AVX512 void tile_avx512_rows(size_t kc, const float* a, const float* b, float* c,
                                           size_t ldc, size_t mr, size_t nr, bool load_c,
-                                          const float* bias, const float* col) {
+                                          const float* bias, const float* col, Ahead ahead) {
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
   for (size_t i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+  const size_t ahead_rows = std::min(kc, ahead.lines * kAheadSpacing);
   for (size_t l = 0; l < kc; ++l) {
+    if (l < ahead_rows && l % kAheadSpacing == 0)
+      _mm_prefetch(ahead.p + l / kAheadSpacing * 64, _MM_HINT_T1);
     // B's panel streams from L2 (a block is shared by every row panel): its lines are asked
     // for kPrefetchRows rows ahead, which the L1 prefetcher does not do on its own.
     _mm_prefetch(reinterpret_cast<const char*>(b + (l + kPrefetchRows) * NR), _MM_HINT_T0);
@@ -138,17 +151,17 @@ void tile_in_place(size_t kc, const float* a, const float* b, const size_t* offs
 
 // The AVX-512 tile with as few rows as the panel has.
 void tile_avx512(size_t kc, const float* a, const float* b, float* c, size_t ldc, size_t mr,
-                 size_t nr, bool load_c, const float* bias, const float* col) {
-  if (mr <= 4) return tile_avx512_rows<4>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
-  if (mr <= 8) return tile_avx512_rows<8>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
-  tile_avx512_rows<MR>(kc, a, b, c, ldc, mr, nr, load_c, bias, col);
+                 size_t nr, bool load_c, const float* bias, const float* col, Ahead ahead) {
+  if (mr <= 4) return tile_avx512_rows<4>(kc, a, b, c, ldc, mr, nr, load_c, bias, col, ahead);
+  if (mr <= 8) return tile_avx512_rows<8>(kc, a, b, c, ldc, mr, nr, load_c, bias, col, ahead);
+  tile_avx512_rows<MR>(kc, a, b, c, ldc, mr, nr, load_c, bias, col, ahead);
 }
 
 // The same tile with AVX2: four 6×16 sub-tiles (12 accumulators each, the classic FMA kernel) over
 // the same packed panels, into a local tile, then written out like the portable one.
 CPPNN_TARGET_AVX2 void tile_avx2(size_t kc, const float* a, const float* b, float* c, size_t ldc,
                                  size_t mr, size_t nr, bool load_c, const float* bias,
-                                 const float* col) {
+                                 const float* col, Ahead) {
   alignas(32) float acc[MR][NR];
   for (size_t i0 = 0; i0 < MR; i0 += 6) {
     if (i0 >= mr) break;
@@ -189,7 +202,7 @@ CPPNN_TARGET_AVX2 void tile_avx2(size_t kc, const float* a, const float* b, floa
 #endif
 
 using TileFn = void (*)(size_t, const float*, const float*, float*, size_t, size_t, size_t, bool,
-                        const float*, const float*);
+                        const float*, const float*, Ahead);
 
 TileFn tile_function() {
 #if CPPNN_CPU_X86
@@ -323,31 +336,28 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
 #endif
   const size_t n_blocks = (n + kGemmNC - 1) / kGemmNC;
   const size_t threads = pool ? pool->size() : 1;
-  // Split the rows too when there are too few column blocks to keep every thread busy.
-  size_t m_groups = 1;
-  while (n_blocks * m_groups < 2 * threads && m_groups * 2 <= a.panels()) m_groups *= 2;
-  const size_t panels_per_group = (a.panels() + m_groups - 1) / m_groups;
-  auto task = [&](size_t t) {
-    const size_t nb = t % n_blocks, mg = t / n_blocks;
-    const size_t n0 = nb * kGemmNC, nc = std::min(kGemmNC, n - n0);
-    const size_t p0 = mg * panels_per_group;
-    const size_t p1 = std::min(a.panels(), p0 + panels_per_group);
-    if (p0 >= p1) return;
+  constexpr size_t kBlockPanels = kGemmNC / NR;
+  // Columns [n0, n0 + nc) (one block of B), its panels [jp0, jp1), times A's row panels
+  // [p0, p1).
+  auto block_product = [&](size_t n0, size_t jp0, size_t jp1, size_t p0, size_t p1) {
+    const size_t nc = std::min(kGemmNC, n - n0);
     const size_t nc_padded = (nc + NR - 1) / NR * NR;
+    jp1 = std::min(jp1, nc_padded / NR);
+    if (p0 >= p1 || jp0 >= jp1) return;
     float* scratch = nullptr;
     for (size_t k0 = 0; k0 < k; k0 += kGemmKC) {
       const size_t kc = std::min(kGemmKC, k - k0);
       const float* packed = b.packed_block(k0, n0);
+      const bool load_c = out.accumulate || k0 > 0;
 #if CPPNN_CPU_X86
       const BPacker::Rows in_place =
           packed || !kInPlace ? BPacker::Rows{} : b.rows_in_place(k0, n0);
       if (in_place.base) {
-        const bool load_c = out.accumulate || k0 > 0;
         for (size_t p = p0; p < p1; ++p) {
           const float* ap = a.panel(p) + k0 * MR;
           const size_t mr = std::min(MR, m - p * MR);
           const float* bias = !load_c && out.row_bias ? out.row_bias + p * MR : nullptr;
-          for (size_t jp = 0; jp * NR < nc; ++jp) {
+          for (size_t jp = jp0; jp < jp1; ++jp) {
             const size_t nr = std::min(NR, nc - jp * NR);
             const float* col = !load_c && out.col_bias ? out.col_bias + n0 + jp * NR : nullptr;
             tile_in_place(kc, ap, in_place.base + jp * NR, in_place.offsets,
@@ -363,22 +373,71 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
         b.pack(k0, kc, n0, nc, scratch);
         packed = scratch;
       }
-      const bool load_c = out.accumulate || k0 > 0;
+      // A weight packed at build streams from memory: the tiles share out the lines of what
+      // this product reads next (Ahead): the same panels of the next depth block, after the last
+      // one those of the next column block (the next task on one thread).
+      const bool last_depth = k0 + kGemmKC >= k;
+      const size_t next_n0 = last_depth ? n0 + kGemmNC : n0;
+      const size_t next_k0 = last_depth ? 0 : k0 + kGemmKC;
+      const float* next = next_n0 < n ? b.packed_block(next_k0, next_n0) : nullptr;
+      size_t next_lines = 0;
+      if (next) {
+        const size_t next_kc = std::min(kGemmKC, k - next_k0);
+        const size_t next_panels = (std::min(kGemmNC, n - next_n0) + NR - 1) / NR;
+        const size_t first = std::min(jp0, next_panels), last = std::min(jp1, next_panels);
+        next += first * next_kc * NR;
+        next_lines = next_kc * (last - first) * NR * sizeof(float) / 64;
+      }
+      const size_t tiles = (p1 - p0) * (jp1 - jp0);
+      const size_t lines_per_tile = (next_lines + tiles - 1) / tiles;
+      size_t line = 0;
       for (size_t p = p0; p < p1; ++p) {
         const float* ap = a.panel(p) + k0 * MR;
         const size_t mr = std::min(MR, m - p * MR);
         const float* bias = !load_c && out.row_bias ? out.row_bias + p * MR : nullptr;
-        for (size_t jp = 0; jp * NR < nc; ++jp) {
+        for (size_t jp = jp0; jp < jp1; ++jp) {
           const size_t nr = std::min(NR, nc - jp * NR);
           const float* col = !load_c && out.col_bias ? out.col_bias + n0 + jp * NR : nullptr;
+          const Ahead share{reinterpret_cast<const char*>(next) + line * 64,
+                            std::min(lines_per_tile, next_lines - line)};
+          line += share.lines;
           tile(kc, ap, packed + jp * kc * NR, out.c + p * MR * out.ldc + n0 + jp * NR, out.ldc, mr,
-               nr, load_c, bias, col);
+               nr, load_c, bias, col, share);
         }
       }
     }
-    if (out.epilogue && !out.epilogue->empty())
+    if (out.epilogue && !out.epilogue->empty()) {
+      const size_t j0 = n0 + jp0 * NR, j1 = std::min(n0 + nc, n0 + jp1 * NR);
       for (size_t i = p0 * MR; i < std::min(m, p1 * MR); ++i)
-        out.epilogue->apply(out.c + i * out.ldc + n0, nc);
+        out.epilogue->apply(out.c + i * out.ldc + j0, j1 - j0);
+    }
+  };
+  // A weight packed at build with fewer column blocks than two per thread: each thread takes an
+  // equal run of column panels (across blocks) with every row, so that it reads its own part of
+  // the weight once (splitting the rows would have every thread stream the whole weight).
+  const size_t total_panels =
+      (n_blocks - 1) * kBlockPanels + ((n - (n_blocks - 1) * kGemmNC) + NR - 1) / NR;
+  if (threads > 1 && n_blocks < 2 * threads && total_panels >= 2 * threads &&
+      b.packed_block(0, 0) != nullptr) {
+    pool->parallel_for(threads, [&](size_t t) {
+      const size_t q0 = total_panels * t / threads, q1 = total_panels * (t + 1) / threads;
+      for (size_t q = q0; q < q1;) {
+        const size_t nb = q / kBlockPanels, jp0 = q % kBlockPanels;
+        const size_t jp1 = std::min(kBlockPanels, jp0 + (q1 - q));
+        block_product(nb * kGemmNC, jp0, jp1, 0, a.panels());
+        q += jp1 - jp0;
+      }
+    });
+    return;
+  }
+  // Split the rows too when there are too few column blocks to keep every thread busy.
+  size_t m_groups = 1;
+  while (n_blocks * m_groups < 2 * threads && m_groups * 2 <= a.panels()) m_groups *= 2;
+  const size_t panels_per_group = (a.panels() + m_groups - 1) / m_groups;
+  auto task = [&](size_t t) {
+    const size_t nb = t % n_blocks, mg = t / n_blocks;
+    const size_t p0 = mg * panels_per_group;
+    block_product(nb * kGemmNC, 0, kBlockPanels, p0, std::min(a.panels(), p0 + panels_per_group));
   };
   const size_t tasks = n_blocks * m_groups;
   if (pool && tasks > 1) {

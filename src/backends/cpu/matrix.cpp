@@ -5,6 +5,7 @@
 // packed A, and the product is added on top. Fused activations run in the GEMM's epilogue.
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "cppnn/number.h"
@@ -93,27 +94,41 @@ struct MatmulKernel {
     }
     // One product per batch; with at least as many batches as threads (attention's heads), the
     // batches are split over the pool and each product runs on its thread alone (small products
-    // split over the pool spend their time waiting on each other).
-    const bool by_batch = pool->size() > 1 && offsets.size() >= pool->size();
-    auto product = [&](const std::array<int64_t, 3>& o, ThreadPool* threads) {
+    // split over the pool spend their time waiting on each other). When the batches do not
+    // divide among the threads (3 key/value heads on 2 threads), each batch's rows are cut into
+    // as many groups as make the tasks divide evenly (a runtime left operand only).
+    const size_t threads = pool->size(), batches = offsets.size();
+    const bool by_batch = threads > 1 && batches >= threads;
+    const size_t row_groups =
+        by_batch && !constant_a && batches % threads != 0
+            ? std::min<size_t>(threads / std::gcd(batches, threads), (m + kGemmMR - 1) / kGemmMR)
+            : 1;
+    auto product = [&](const std::array<int64_t, 3>& o, size_t r0, size_t r1, ThreadPool* pool) {
       const PackedA* packed = constant_a.get();
       if (!packed) {
-        PackedA::pack_into(scratch_a(), pa + o[0], m, k, k, 1);
+        PackedA::pack_into(scratch_a(), pa + o[0] + r0 * k, r1 - r0, k, k, 1);
         packed = &scratch_a();
       }
       GemmOutput go;
-      go.c = py + o[2];
+      go.c = py + o[2] + r0 * n;
       go.ldc = n;
       go.epilogue = epilogue ? &*epilogue : nullptr;
       if (constant_b)
-        gemm(*packed, *constant_b, n, go, threads);
+        gemm(*packed, *constant_b, n, go, pool);
       else
-        gemm(*packed, RowsBPacker(pb + o[1], k, n, n), n, go, threads);
+        gemm(*packed, RowsBPacker(pb + o[1], k, n, n), n, go, pool);
     };
     if (by_batch) {
-      pool->parallel_for(offsets.size(), [&](size_t i) { product(offsets[i], nullptr); });
+      pool->parallel_for(batches * row_groups, [&](size_t t) {
+        const size_t g = t % row_groups;
+        // Row groups in whole register panels.
+        const size_t panels = (m + kGemmMR - 1) / kGemmMR;
+        const size_t r0 = std::min(m, panels * g / row_groups * kGemmMR);
+        const size_t r1 = std::min(m, panels * (g + 1) / row_groups * kGemmMR);
+        if (r0 < r1) product(offsets[t / row_groups], r0, r1, nullptr);
+      });
     } else {
-      for (const std::array<int64_t, 3>& o : offsets) product(o, pool.get());
+      for (const std::array<int64_t, 3>& o : offsets) product(o, 0, m, pool.get());
     }
   }
 };
@@ -223,13 +238,17 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
   for (int64_t& s : strides[2]) s *= int64_t(kern.m * kern.n);
   ref::for_each_offset(out_batch, strides,
                        [&](const std::array<int64_t, 3>& o) { kern.offsets.push_back(o); });
-  if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k)
+  if (const std::byte* ca = cc.constant(a); ca && element_count(as) == kern.m * kern.k) {
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
+    cc.release_constant(a);
+  }
   if (const std::byte* cb = cc.constant(b);
-      cb && element_count(bs) == kern.k * kern.n && (kern.m > kStreamingRows || kern.constant_a))
+      cb && element_count(bs) == kern.k * kern.n && (kern.m > kStreamingRows || kern.constant_a)) {
     kern.constant_b = std::make_shared<const PackedB>(
         MatrixBPacker(reinterpret_cast<const float*>(cb), kern.n, 1), kern.k, kern.n);
+    cc.release_constant(b);
+  }
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
   const bool applies = kern.epilogue.has_value();
@@ -256,16 +275,21 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
   if (kern.c.valid())
     kern.c_strides =
         ref::broadcast_strides(cc.desc(kern.c).shape, Dims{uint32_t(kern.m), uint32_t(kern.n)});
-  if (const std::byte* ca = cc.constant(kern.a))
+  if (const std::byte* ca = cc.constant(kern.a)) {
     kern.constant_a = std::make_shared<const PackedA>(
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.a_t ? 1 : kern.k,
                       kern.a_t ? kern.m : 1, kern.alpha));
+    cc.release_constant(kern.a);
+  }
   if (const std::byte* cb = cc.constant(kern.b);
       cb && (kern.m > kStreamingRows || kern.constant_a))  // else few_rows reads b as it is
+  {
     kern.constant_b =
         std::make_shared<const PackedB>(MatrixBPacker(reinterpret_cast<const float*>(cb),
                                                       kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1),
                                         kern.k, kern.n);
+    cc.release_constant(kern.b);
+  }
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
   const bool applies = kern.epilogue.has_value();

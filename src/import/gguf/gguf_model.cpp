@@ -202,6 +202,11 @@ Result<const WebnnWeight*> GgufDecoderWeights::find(const std::string& name) {
   if (t == nullptr) return static_cast<const WebnnWeight*>(nullptr);
   auto w = to_webnn_weight(*t);
   if (!w) return w.error();
+  if (form_ != llm::WeightForm::kKeep) {
+    const bool half = form_ == llm::WeightForm::kFloat16 && w->shape.size() >= 2;
+    w = to_float_weight(*w, half ? MLOperandDataType::kFloat16 : MLOperandDataType::kFloat32);
+    if (!w) return w.error();
+  }
   auto [it, inserted] = converted_.emplace(name, std::make_unique<WebnnWeight>(std::move(*w)));
   return it->second.get();
 }

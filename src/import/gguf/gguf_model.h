@@ -35,13 +35,16 @@ Result<std::optional<std::string>> read_chat_template(const GgufFile& file);
 // The file's tensors in their WebNN forms, converted on first use and kept.
 class GgufDecoderWeights : public llm::DecoderWeights {
  public:
-  explicit GgufDecoderWeights(std::shared_ptr<const GgufFile> file) : file_(std::move(file)) {}
+  explicit GgufDecoderWeights(std::shared_ptr<const GgufFile> file,
+                              llm::WeightForm form = llm::WeightForm::kKeep)
+      : file_(std::move(file)), form_(form) {}
   Result<const WebnnWeight*> find(const std::string& name) override;
   // Tensors of the file that find() never asked for (reported by the conversion).
   std::vector<std::string> unused() const;
 
  private:
   std::shared_ptr<const GgufFile> file_;
+  llm::WeightForm form_;
   std::map<std::string, std::unique_ptr<WebnnWeight>> converted_;
 };
 

@@ -71,4 +71,9 @@ Result<WebnnWeight> to_webnn_weight(const GgufTensor& t);
 // NaN or infinite a NaN result may differ in sign and payload (IEEE 754 leaves those open).
 Result<std::vector<float>> webnn_weight_values(const WebnnWeight& w);
 
+// `w` as a plain float weight of `type` (float32 or float16): the values of
+// webnn_weight_values(), rounded to nearest even for float16 (a float16 weight of the file is kept
+// as it is). The note says where it came from ("Q4_1 -> float16 (dequantized)").
+Result<WebnnWeight> to_float_weight(const WebnnWeight& w, MLOperandDataType type);
+
 }  // namespace cppnn::gguf

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <optional>
 
+#include "cppnn/float16.h"
 #include "src/core/checked_math.h"
 #include "src/import/gguf/gguf_quant.h"
 #include "src/import/gguf/gguf_quant_layout.h"
@@ -272,6 +273,32 @@ Result<std::vector<float>> webnn_weight_values(const WebnnWeight& w) {
     const float p = static_cast<float>(q) * w.scale[i / w.block];  // rounded once
     out[i] = w.offset.empty() ? p : p + w.offset[i / w.block];     // and once more
   }
+  return out;
+}
+
+Result<WebnnWeight> to_float_weight(const WebnnWeight& w, MLOperandDataType type) {
+  if (w.form == WebnnWeight::Form::kFloat && w.float_type == type) return w;
+  auto values = webnn_weight_values(w);
+  if (!values) return values.error();
+  WebnnWeight out;
+  out.form = WebnnWeight::Form::kFloat;
+  out.shape = w.shape;
+  out.float_type = type;
+  const std::string from = w.note.substr(0, w.note.find(' '));
+  if (type == DT::kFloat16) {
+    std::vector<std::byte> bytes(values->size() * 2);
+    for (size_t i = 0; i < values->size(); ++i) {
+      const uint16_t bits = float_to_half_bits((*values)[i]);
+      std::memcpy(bytes.data() + 2 * i, &bits, 2);
+    }
+    out.values = ConstantData::owned(std::move(bytes));
+  } else {
+    std::vector<std::byte> bytes(values->size() * 4);
+    std::memcpy(bytes.data(), values->data(), bytes.size());
+    out.values = ConstantData::owned(std::move(bytes));
+  }
+  out.note = str_cat(from, " -> ", data_type_name(type),
+                     w.form == WebnnWeight::Form::kBlockQuantized ? " (dequantized)" : "");
   return out;
 }
 
