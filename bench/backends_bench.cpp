@@ -618,8 +618,12 @@ std::map<std::string, MLOperandDescriptor> graph_file_inputs(const fs::path& gra
     if (!type) throw std::runtime_error("input " + name + ": unknown data type");
     MLOperandDescriptor d{*type, {}};
     for (const nlohmann::json& dim : input.at("shape")) {
+      if (dim.is_object() && dim.contains("maxSize")) {  // a dynamic dimension: its maximum
+        d.shape.push_back(dim.at("maxSize").get<uint32_t>());
+        continue;
+      }
       if (!dim.is_number_unsigned())
-        throw std::runtime_error("input " + name + " has a dynamic dimension");
+        throw std::runtime_error("input " + name + " has a dimension that is not a size");
       d.shape.push_back(dim.get<uint32_t>());
     }
     inputs.emplace(name, d);
@@ -711,7 +715,13 @@ int main(int argc, char** argv) {
                   m.fetch.c_str());
       continue;
     }
-    const fs::path graph = dir / (m.name + ".webnn");
+    const fs::path own_graph = m.graph.empty() ? fs::path() : fs::path(".deps/models") / m.graph;
+    if (!m.graph.empty() && !fs::exists(own_graph)) {
+      std::printf("%-18s skipped: %s missing (%s)\n", m.name.c_str(), own_graph.c_str(),
+                  m.fetch.c_str());
+      continue;
+    }
+    const fs::path graph = m.graph.empty() ? dir / (m.name + ".webnn") : own_graph;
     std::vector<std::string> convert{tool.string(), "convert-onnx", onnx.string(), "-o",
                                      graph.string()};
     convert.insert(convert.end(), m.convert_args.begin(), m.convert_args.end());
@@ -722,7 +732,9 @@ int main(int argc, char** argv) {
     // The options of the children: the generated inputs' fixed values, and for ONNX Runtime the
     // converted graph's inputs and the inputs the conversion fixed.
     std::vector<std::string> cppnn_options, ort_options;
-    if (const int status = run_child(convert, dir / "convert.log").first; status != 0) {
+    // The model's own cppnn graph is used as it is.
+    if (const int status = m.graph.empty() ? run_child(convert, dir / "convert.log").first : 0;
+        status != 0) {
       std::fprintf(stderr, "backends_bench: converting %s failed\n", m.name.c_str());
       setup_log = distinct_lines(dir / "convert.log", 20);
       setup_error = "convert-onnx: " + (setup_log.empty() ? "exit status " + std::to_string(status)

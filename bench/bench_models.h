@@ -25,6 +25,9 @@ struct Model {
   std::vector<std::string> convert_args;  // --override-dim, --input-shape, --input-value pairs
   std::vector<std::string> fills;         // NAME=V: every element of input NAME is V (--fill)
   std::string fetch;                      // the script(s) that download the file
+  // Under .deps/models/: the cppnn graph the cppnn backends run instead of converting `file`
+  // (a graph that cppnn wrote, `file` being its ONNX export for ONNX Runtime); empty: convert.
+  std::string graph;
 };
 
 // The four convnets measured since the first version of this benchmark.
@@ -83,7 +86,9 @@ inline Model sweep_model(const std::vector<std::string>& fields) {
 }
 
 // SmolLM2-135M's step graph (docs/text-generation.md) with float32, float16 and 4-bit (Q4_1)
-// weights, as ONNX files written by scripts/make-llm-bench-models.sh: one decode step (1 token)
+// weights, as scripts/make-llm-bench-models.sh writes them: the graph of `cppnn convert-gguf`,
+// which the cppnn backends run (4-bit weights stay 4-bit), and its ONNX export, which ONNX
+// Runtime runs. One decode step (1 token)
 // against a cache of 128 and of 512 positions, and a 64-token prefill step against 512. The
 // projected row (logits_index) is the first; the cache mask and the cache hold the generated
 // pattern, which costs what real values cost.
@@ -94,9 +99,13 @@ inline std::vector<Model> llm_models() {
     for (const auto& [step, file] : {std::pair<std::string, std::string>{"decode-128", "c128-s1"},
                                      {"decode-512", "c512-s1"},
                                      {"prefill-64", "c512-s64"}}) {
-      const std::string stem = std::string("smollm2-") + weights;
-      models.push_back(
-          {stem + "-" + step, "llm/" + stem + "-" + file + ".onnx", {}, {"logits_index=0"}, fetch});
+      const std::string path = std::string("llm/smollm2-") + weights + "-" + file;
+      models.push_back({std::string("smollm2-") + weights + "-" + step,
+                        path + ".onnx",
+                        {},
+                        {"logits_index=0"},
+                        fetch,
+                        path + ".webnn"});
     }
   return models;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the SmolLM2-135M step graphs the backends benchmark runs (bench/bench_models.h,
-# llm_models()) as ONNX files, so that raw ONNX Runtime runs the same graph as cppnn's backends:
-# .deps/models/llm/smollm2-<weights>-c<context>-s<tokens>.onnx (+ .onnx.data), for weights
+# llm_models()): .deps/models/llm/smollm2-<weights>-c<context>-s<tokens>.webnn (+ .safetensors,
+# .llm.json: what `cppnn convert-gguf` writes, run by cppnn's backends) and the same graph as
+# .onnx (+ .onnx.data, run by raw ONNX Runtime), for weights
 # float32, float16 (matrices) and q4 (the GGUF file's own Q4_1 blocks, kept 4-bit) and the three
 # steps measured: a decode step (1 token) against a 128- and a 512-position cache, and a 64-token
 # prefill step against a 512-position cache. Made from .deps/llm/SmolLM2-135M-Instruct.Q4_1.gguf
@@ -19,20 +20,18 @@ if [ ! -f "$gguf" ]; then
   exit 0
 fi
 mkdir -p "$dest"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 for weights in float32 float16 q4; do
   form="$weights"
   [ "$weights" = q4 ] && form=keep
   for step in "128 1" "512 1" "512 64"; do
     read -r context tokens <<<"$step"
-    out="$dest/smollm2-$weights-c$context-s$tokens.onnx"
-    [ -f "$out" ] && [ -f "$out.data" ] && continue
-    "$cppnn" convert-gguf "$gguf" -o "$work/step.webnn" --weights "$form" \
+    stem="$dest/smollm2-$weights-c$context-s$tokens"
+    out="$stem.onnx"
+    [ -f "$out" ] && [ -f "$out.data" ] && [ -f "$stem.webnn" ] && continue
+    "$cppnn" convert-gguf "$gguf" -o "$stem.webnn" --weights "$form" \
       --context "$context" --chunk "$tokens" 2>/dev/null
-    "$cppnn" convert "$work/step.webnn" --to onnx -o "$out"
-    rm -f "$work"/step.*
+    "$cppnn" convert "$stem.webnn" --to onnx -o "$out"
     echo "make-llm-bench-models: wrote $out"
   done
 done

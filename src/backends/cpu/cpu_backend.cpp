@@ -10,6 +10,7 @@
 #include "src/backends/cpu/cpu_backend.h"
 
 #include "src/backends/cpu/fast_kernel.h"
+#include "src/backends/cpu/half_weights.h"
 #include "src/backends/cpu/quantized_weights.h"
 
 namespace cppnn {
@@ -41,6 +42,9 @@ class CpuBackend final : public Backend {
     bool quantized = false;
     Graph rewritten = cpu::read_quantized_weights_in_gemm(*graph, &quantized);
     if (quantized) graph = std::make_shared<const Graph>(std::move(rewritten));
+    bool half = false;
+    rewritten = cpu::read_half_weights_in_products(*graph, &half);
+    if (half) graph = std::make_shared<const Graph>(std::move(rewritten));
     cpu::CompileContext cc{*graph, pool_};
     return make_reference_plan(
         graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); }, profile_);

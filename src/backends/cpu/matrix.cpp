@@ -12,6 +12,7 @@
 #include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/gemm.h"
+#include "src/backends/cpu/half_weights.h"
 #include "src/backends/cpu/row_math.h"
 #include "src/backends/reference/strides.h"
 #include "src/ops/shape_utils.h"
@@ -68,7 +69,7 @@ struct MatmulKernel {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
-    if (m <= kStreamingRows && !constant_a) {
+    if (m <= kStreamingRows && !constant_a && !constant_b) {
       // Tasks of (batch, column chunk) over the pool.
       // Column chunks only as far as the batches leave threads idle (chunks read b's rows in
       // shorter runs).
@@ -142,6 +143,7 @@ struct GemmKernel {
   ref::Strides c_strides;
   std::shared_ptr<const PackedA> constant_a;
   std::shared_ptr<const PackedB> constant_b;
+  const uint16_t* half_b = nullptr;  // a float16 B (bTranspose) read in place by few_rows
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
 
@@ -159,8 +161,12 @@ struct GemmKernel {
     }
     if (b_t) {
       pool->parallel_ranges(n, std::max<size_t>(16384 / (m * k + 1), 1), [&](size_t j0, size_t j1) {
-        for (size_t i = 0; i < m; ++i)
-          rows::dots(ar + i * k, pb + j0 * k, k, j1 - j0, k, py + i * n + j0);
+        for (size_t i = 0; i < m; ++i) {
+          if (half_b)
+            half_dots(ar + i * k, half_b + j0 * k, k, j1 - j0, k, py + i * n + j0);
+          else
+            rows::dots(ar + i * k, pb + j0 * k, k, j1 - j0, k, py + i * n + j0);
+        }
       });
     } else {
       const size_t chunks = pool->size() == 1 ? 1 : std::max<size_t>(n / kStreamingColumns, 1);
@@ -182,7 +188,7 @@ struct GemmKernel {
     const float* pa = floats(slots, a);
     const float* pb = floats(slots, b);
     float* py = reinterpret_cast<float*>(slots[out.value]);
-    if (m <= kStreamingRows && !constant_a)
+    if (m <= kStreamingRows && !constant_a && !constant_b)
       return few_rows(pa, pb, c.valid() ? floats(slots, c) : nullptr, py);
     const PackedA* packed = constant_a.get();
     if (!packed) {
@@ -243,8 +249,13 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
     cc.release_constant(a);
   }
-  if (const std::byte* cb = cc.constant(b);
-      cb && element_count(bs) == kern.k * kern.n && (kern.m > kStreamingRows || kern.constant_a)) {
+  if (has_half_weight(cc.graph, op)) {  // one float16 matrix (half_weights.h): packed once
+    kern.constant_b = std::make_shared<const PackedB>(
+        HalfMatrixBPacker(reinterpret_cast<const uint16_t*>(cc.constant(b)), kern.n, 1), kern.k,
+        kern.n);
+    cc.release_constant(b);
+  } else if (const std::byte* cb = cc.constant(b); cb && element_count(bs) == kern.k * kern.n &&
+                                                   (kern.m > kStreamingRows || kern.constant_a)) {
     kern.constant_b = std::make_shared<const PackedB>(
         MatrixBPacker(reinterpret_cast<const float*>(cb), kern.n, 1), kern.k, kern.n);
     cc.release_constant(b);
@@ -281,8 +292,17 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
                       kern.a_t ? kern.m : 1, kern.alpha));
     cc.release_constant(kern.a);
   }
-  if (const std::byte* cb = cc.constant(kern.b);
-      cb && (kern.m > kStreamingRows || kern.constant_a))  // else few_rows reads b as it is
+  if (has_half_weight(cc.graph, op)) {  // a float16 B (half_weights.h)
+    const auto* hb = reinterpret_cast<const uint16_t*>(cc.constant(kern.b));
+    if (kern.m <= kStreamingRows && kern.b_t && !kern.constant_a) {
+      kern.half_b = hb;  // few_rows reads its rows in place
+    } else {
+      kern.constant_b = std::make_shared<const PackedB>(
+          HalfMatrixBPacker(hb, kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1), kern.k, kern.n);
+      cc.release_constant(kern.b);
+    }
+  } else if (const std::byte* cb = cc.constant(kern.b);
+             cb && (kern.m > kStreamingRows || kern.constant_a))  // else few_rows reads b as it is
   {
     kern.constant_b =
         std::make_shared<const PackedB>(MatrixBPacker(reinterpret_cast<const float*>(cb),
@@ -299,8 +319,11 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
 }  // namespace
 
 std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Operation& op) {
-  for (OperandId id : op.inputs)
-    if (id.valid() && cc.desc(id).dataType != MLOperandDataType::kFloat32) return std::nullopt;
+  const bool half = has_half_weight(cc.graph, op);  // B float16 (half_weights.h)
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    if (op.inputs[i].valid() && !(half && i == 1) &&
+        cc.desc(op.inputs[i]).dataType != MLOperandDataType::kFloat32)
+      return std::nullopt;
   return op.type == OpType::kGemm ? compile_gemm(cc, op) : compile_matmul(cc, op);
 }
 
