@@ -136,8 +136,8 @@ bool worth_folding(const Graph& graph, const Operation& op, ConstantValues& valu
 // value's name, a scalar fill kept through an alias, no weight ref (other bytes than the file's).
 MLOperand folded_constant(GraphRewriter& rw, const Operation& op, OperandId out,
                           const ConstantData& data) {
-  auto holder = std::make_shared<ConstantData>(data);
-  MLOperand c = rw.builder().constant_view(rw.source().descriptor(out), holder, holder->bytes());
+  // As it is: an alias of a mapped weight stays a mapped view (ConstantData::release_pages).
+  MLOperand c = rw.builder().constant_data(rw.source().descriptor(out), data);
   OperandInfo& info = rw.builder().state()->graph.operands.at(c.id().value);
   info.name = rw.source().operand(out).name;
   if (is_alias(op)) info.scalar_fill = rw.source().operand(op.inputs.at(0)).scalar_fill;
