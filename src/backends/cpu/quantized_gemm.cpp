@@ -85,8 +85,6 @@ class QuantizedBPacker final : public BPacker {
     const size_t padded = (nc + kGemmNR - 1) / kGemmNR * kGemmNR;
 #if CPPNN_CPU_X86
     static const bool kTranspose = has_avx512();
-#else
-    constexpr bool kTranspose = false;
 #endif
     for (size_t j0 = 0; j0 < padded; j0 += H) {
       for (size_t j = 0; j < H; ++j) {
