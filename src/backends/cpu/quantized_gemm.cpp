@@ -40,7 +40,6 @@ constexpr size_t kColumnsPerTask = 16;
 // uninitialized (its own intrinsic's placeholder, not ours).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // dst[j·dst_stride + i] = src[i·src_stride + j] for i, j < 16 (a 16 × 16 transposition in
 // registers: pairs, then quads within 128-bit lanes, then the lanes).
 CPPNN_TARGET_AVX512 void transpose16(const float* src, size_t src_stride, float* dst,
