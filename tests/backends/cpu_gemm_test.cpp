@@ -18,6 +18,7 @@
 
 #include "src/backends/cpu/epilogue.h"
 #include "src/backends/cpu/gemm.h"
+#include "src/backends/cpu/packed_weights.h"
 #include "src/backends/cpu/thread_pool.h"
 
 namespace cppnn::cpu {
@@ -290,6 +291,62 @@ TEST_F(CpuGemm, PackedWeightsOverEveryShape) {
       g.act = g.k % 2 == 1 ? Act::kReluThenClamp : Act::kNone;
       g.ldc_pad = g.m % 2;
     });
+}
+
+// One to four rows against a weight packed once (a decode step reading the prefill's packed
+// weight): packed_rows_product over every shape, with and without a pool.
+TEST_F(CpuGemm, PackedRowsProductOverEveryShape) {
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), two_.get(), three_.get()})
+    for (size_t m : {1, 2, 4})
+      for (size_t n : kNs)
+        for (size_t k : kKs) {
+          SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                       " K=" + std::to_string(k));
+          const Strided a = random_matrix(m, k, Layout::kRowMajor, rng_);
+          const Strided b = random_matrix(k, n, Layout::kTransposed, rng_);
+          const PackedB packed(MatrixBPacker(b.data.data(), b.rs, b.cs), k, n);
+          const size_t ldy = n + 3;
+          std::vector<float> y(m * ldy, -7.0f);
+          packed_rows_product(a.data.data(), m, k, packed, k, n, y.data(), ldy, pool);
+          for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < ldy; ++j) {
+              if (j >= n) {
+                ASSERT_EQ(y[i * ldy + j], -7.0f) << "past column n";
+                continue;
+              }
+              double sum = 0, mag = 0;
+              for (size_t l = 0; l < k; ++l) {
+                sum += double(a.at(i, l)) * double(b.at(l, j));
+                mag += std::fabs(double(a.at(i, l)) * double(b.at(l, j)));
+              }
+              ASSERT_NEAR(y[i * ldy + j], sum, 1e-5 * mag + 1e-6) << i << ", " << j;
+            }
+        }
+}
+
+// The backend's shared packed weights: one form per key while a plan holds it, packed again once
+// none does.
+TEST_F(CpuGemm, PackedWeightsAreSharedWhileHeld) {
+  PackedWeights shared;
+  const std::vector<float> w(64 * 40, 1.5f);
+  const PackedWeights::Key key{w.data(), 64, 40, 40, 1, false};
+  int packs = 0;
+  auto make = [&] {
+    ++packs;
+    return std::make_shared<const PackedB>(MatrixBPacker(w.data(), 40, 1), 64, 40);
+  };
+  EXPECT_EQ(shared.find(key), nullptr);
+  std::shared_ptr<const PackedB> first = shared.get_or_pack(key, make);
+  EXPECT_EQ(shared.get_or_pack(key, make), first);
+  EXPECT_EQ(shared.find(key), first);
+  PackedWeights::Key other = key;
+  other.half = true;
+  EXPECT_EQ(shared.find(other), nullptr);
+  EXPECT_EQ(packs, 1);
+  first.reset();
+  EXPECT_EQ(shared.find(key), nullptr);
+  EXPECT_NE(shared.get_or_pack(key, make), nullptr);
+  EXPECT_EQ(packs, 2);
 }
 
 TEST_F(CpuGemm, AccumulateAddsToC) {

@@ -277,6 +277,33 @@ TEST(GgufConversion, FloatWeightFormsGiveTheModelsLogits) {
   EXPECT_LT(std::sqrt(err), 0.02 * std::sqrt(norm));
 }
 
+// A float32 model on cpu: the prefill chunk's plan packs the weights, the decode step's plan reads
+// the same packed forms (cpu/packed_weights.h); every step's logits as the reference's.
+TEST(GgufConversion, Float32WeightsOnCpuPrefillThenDecode) {
+  TempDir dir;
+  llm::GgufConversionOptions f32{.capacity = 48, .chunk = 8};
+  f32.weights = llm::WeightForm::kFloat32;
+  llm::convert_gguf_file(fixture().gguf, dir.path() / "f32.webnn", f32);
+  LanguageModel ref = LanguageModel::load(dir.path() / "f32.webnn", {.backend = "reference"});
+  LanguageModel cpu = LanguageModel::load(dir.path() / "f32.webnn", {.backend = "cpu"});
+  const std::vector<int32_t> prompt = ref.tokenize("The capital of France is");
+  Generator a(ref), b(cpu);
+  auto expect_close = [](const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      err += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+      norm += double(want[i]) * want[i];
+    }
+    EXPECT_LT(std::sqrt(err), 1e-4 * std::sqrt(norm));
+  };
+  expect_close(b.append(prompt), a.append(prompt));
+  for (int32_t token : {5, 17, 3}) {
+    const std::vector<int32_t> one = {token};
+    expect_close(b.append(one), a.append(one));
+  }
+}
+
 TEST(GgufModel, UnsupportedArchitecturesAndMissingTensorsAreNamed) {
   TempDir dir;
   TinyDecoder model;

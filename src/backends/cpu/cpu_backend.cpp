@@ -45,13 +45,15 @@ class CpuBackend final : public Backend {
     bool half = false;
     rewritten = cpu::read_half_weights_in_products(*graph, &half);
     if (half) graph = std::make_shared<const Graph>(std::move(rewritten));
-    cpu::CompileContext cc{*graph, pool_};
+    cpu::CompileContext cc{*graph, pool_, packed_weights_};
     return make_reference_plan(
         graph, [&cc](const Operation& op) { return cpu::compile_fast_kernel(cc, op); }, profile_);
   }
 
  private:
   std::shared_ptr<cpu::ThreadPool> pool_;
+  // Constant weights packed once for every plan of this context (cpu/packed_weights.h).
+  std::shared_ptr<cpu::PackedWeights> packed_weights_ = std::make_shared<cpu::PackedWeights>();
   bool profile_;  // MLContextOptions::profile: time every operation
 };
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cppnn/graph_model.h"
+#include "src/backends/cpu/packed_weights.h"
 #include "src/backends/cpu/thread_pool.h"
 #include "src/backends/reference/reference_backend.h"
 
@@ -18,6 +19,9 @@ namespace cppnn::cpu {
 struct CompileContext {
   const Graph& graph;
   std::shared_ptr<ThreadPool> pool;  // kernels capture it (it outlives every plan using it)
+  // The backend's packed weights, shared by its plans (a dynamic graph's sizes); null: each
+  // kernel packs its own.
+  std::shared_ptr<PackedWeights> packed_weights = nullptr;
   const MLOperandDescriptor& desc(OperandId id) const { return graph.descriptor(id); }
   // The bytes of a constant operand, or nullptr when `id` is not a constant.
   const std::byte* constant(OperandId id) const {

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "src/backends/cpu/cpu_features.h"
+#include "src/backends/cpu/simd.h"
 
 #if CPPNN_CPU_X86
 #include <immintrin.h>
@@ -313,6 +315,66 @@ const float* PackedB::packed_block(size_t k0, size_t n0) const {
 
 void PackedB::pack(size_t k0, size_t kc, size_t n0, size_t nc, float* dst) const {
   std::memcpy(dst, packed_block(k0, n0), kc * ((nc + NR - 1) / NR * NR) * sizeof(float));
+}
+
+namespace {
+
+// Column panels [q, q + P) (columns [q·NR, q·NR + P·NR) of B) of the product of one row `a`
+// with a packed B, into out (P·NR sums; the padding columns' sums are zero); the P panels are
+// read side by side (P·NR / kWidth independent sums, P streams of memory).
+template <size_t P>
+CPPNN_SIMD_INLINE void packed_panels_row(const float* a, const PackedB& b, size_t depth, size_t q,
+                                         float* out) {
+  using simd::VF;
+  constexpr size_t V = NR / simd::kWidth;  // vectors per panel row
+  constexpr size_t kBlockPanels = kGemmNC / NR;
+  VF acc[P][V];
+  for (size_t p = 0; p < P; ++p)
+    for (size_t v = 0; v < V; ++v) acc[p][v] = VF{};
+  for (size_t k0 = 0; k0 < depth; k0 += kGemmKC) {
+    const size_t kc = std::min(kGemmKC, depth - k0);
+    const float* panel[P];
+    for (size_t p = 0; p < P; ++p)
+      panel[p] =
+          b.packed_block(k0, (q + p) / kBlockPanels * kGemmNC) + (q + p) % kBlockPanels * kc * NR;
+    for (size_t l = 0; l < kc; ++l) {
+      const float al = a[k0 + l];
+      for (size_t p = 0; p < P; ++p)
+        for (size_t v = 0; v < V; ++v)
+          acc[p][v] += al * simd::load(panel[p] + l * NR + v * simd::kWidth);
+    }
+  }
+  for (size_t p = 0; p < P; ++p)
+    for (size_t v = 0; v < V; ++v) simd::store(out + p * NR + v * simd::kWidth, acc[p][v]);
+}
+
+CPPNN_CPU_CLONES void packed_row(const float* a, const PackedB& b, size_t depth, size_t q0,
+                                 size_t q1, float* out) {
+  size_t q = q0;
+  for (; q + 4 <= q1; q += 4) packed_panels_row<4>(a, b, depth, q, out + (q - q0) * NR);
+  for (; q < q1; ++q) packed_panels_row<1>(a, b, depth, q, out + (q - q0) * NR);
+}
+
+}  // namespace
+
+void packed_rows_product(const float* a, size_t m, size_t lda, const PackedB& b, size_t depth,
+                         size_t n, float* y, size_t ldy, ThreadPool* pool) {
+  const size_t panels = (n + NR - 1) / NR;
+  auto run = [&](size_t q0, size_t q1) {
+    thread_local std::vector<float> sums;
+    sums.resize((q1 - q0) * NR);
+    for (size_t i = 0; i < m; ++i) {
+      if (depth == 0)
+        std::fill(sums.begin(), sums.end(), 0.0f);
+      else
+        packed_row(a + i * lda, b, depth, q0, q1, sums.data());
+      std::copy(sums.begin(), sums.begin() + std::min(n, q1 * NR) - q0 * NR, y + i * ldy + q0 * NR);
+    }
+  };
+  if (pool && pool->size() > 1)
+    pool->parallel_ranges(panels, 4, run);
+  else
+    run(0, panels);
 }
 
 void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, ThreadPool* pool) {

@@ -112,4 +112,11 @@ struct GemmOutput {
 // C = A·B for A m × depth (packed), B depth × n. `pool` may be null (the calling thread only).
 void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, ThreadPool* pool);
 
+// y[i·ldy + j] = Σ_l a[i·lda + l]·B(l, j) for i < m (a few rows: a decode step) with B a weight
+// packed once (`b`, depth × n): each task streams a run of B's column panels once, every block of
+// depth in order, the panel's 32 sums in registers; float32 products and sums. `pool` may be
+// null.
+void packed_rows_product(const float* a, size_t m, size_t lda, const PackedB& b, size_t depth,
+                         size_t n, float* y, size_t ldy, ThreadPool* pool);
+
 }  // namespace cppnn::cpu

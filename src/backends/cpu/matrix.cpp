@@ -54,6 +54,43 @@ PackedA& scratch_a() {
   return a;
 }
 
+// A constant B (float32, or float16: half_weights.h) as the product reads it: depth × n with
+// element strides (row_stride, col_stride).
+struct ConstantB {
+  OperandId id;
+  const std::byte* data = nullptr;  // null: B is not a constant
+  bool half = false;
+  size_t row_stride = 0, col_stride = 0;
+
+  PackedWeights::Key key(size_t depth, size_t n) const {
+    return {data, depth, n, row_stride, col_stride, half};
+  }
+  // B packed, shared with the backend's other plans (cpu/packed_weights.h); its mapped pages are
+  // released.
+  std::shared_ptr<const PackedB> pack(const CompileContext& cc, size_t depth, size_t n) const {
+    auto make = [&] {
+      if (half)
+        return std::make_shared<const PackedB>(
+            HalfMatrixBPacker(reinterpret_cast<const uint16_t*>(data), row_stride, col_stride),
+            depth, n);
+      return std::make_shared<const PackedB>(
+          MatrixBPacker(reinterpret_cast<const float*>(data), row_stride, col_stride), depth, n);
+    };
+    std::shared_ptr<const PackedB> packed =
+        cc.packed_weights ? cc.packed_weights->get_or_pack(key(depth, n), make) : make();
+    cc.release_constant(id);
+    return packed;
+  }
+  // The packed form another plan of the backend holds (a prefill chunk's, for a decode step), or
+  // null; its mapped pages are released when there is one.
+  std::shared_ptr<const PackedB> shared(const CompileContext& cc, size_t depth, size_t n) const {
+    if (!data || !cc.packed_weights) return nullptr;
+    std::shared_ptr<const PackedB> packed = cc.packed_weights->find(key(depth, n));
+    if (packed) cc.release_constant(id);
+    return packed;
+  }
+};
+
 // matmul over broadcast batches.
 struct MatmulKernel {
   OperandId a, b, out;
@@ -143,7 +180,8 @@ struct GemmKernel {
   ref::Strides c_strides;
   std::shared_ptr<const PackedA> constant_a;
   std::shared_ptr<const PackedB> constant_b;
-  const uint16_t* half_b = nullptr;  // a float16 B (bTranspose) read in place by few_rows
+  const uint16_t* half_b = nullptr;       // a float16 B (bTranspose) read in place by few_rows
+  std::shared_ptr<const PackedB> rows_b;  // B packed by another plan, read by few_rows
   std::optional<Epilogue> epilogue;
   std::shared_ptr<ThreadPool> pool;
 
@@ -159,7 +197,9 @@ struct GemmKernel {
         for (size_t l = 0; l < k; ++l) rows_a[i * k + l] = pa[l * m + i];
       ar = rows_a.data();
     }
-    if (b_t) {
+    if (rows_b) {
+      packed_rows_product(ar, m, k, *rows_b, k, n, py, n, pool.get());
+    } else if (b_t) {
       pool->parallel_ranges(n, std::max<size_t>(16384 / (m * k + 1), 1), [&](size_t j0, size_t j1) {
         for (size_t i = 0; i < m; ++i) {
           if (half_b)
@@ -249,16 +289,14 @@ std::optional<FastKernel> compile_matmul(const CompileContext& cc, const Operati
         PackedA::pack(reinterpret_cast<const float*>(ca), kern.m, kern.k, kern.k, 1));
     cc.release_constant(a);
   }
-  if (has_half_weight(cc.graph, op)) {  // one float16 matrix (half_weights.h): packed once
-    kern.constant_b = std::make_shared<const PackedB>(
-        HalfMatrixBPacker(reinterpret_cast<const uint16_t*>(cc.constant(b)), kern.n, 1), kern.k,
-        kern.n);
-    cc.release_constant(b);
-  } else if (const std::byte* cb = cc.constant(b); cb && element_count(bs) == kern.k * kern.n &&
-                                                   (kern.m > kStreamingRows || kern.constant_a)) {
-    kern.constant_b = std::make_shared<const PackedB>(
-        MatrixBPacker(reinterpret_cast<const float*>(cb), kern.n, 1), kern.k, kern.n);
-    cc.release_constant(b);
+  // A constant B of one matrix is packed (always for float16, half_weights.h), except that a
+  // product of few rows reads a float32 one in place unless another plan has packed it.
+  const ConstantB cb{b, cc.constant(b), has_half_weight(cc.graph, op), kern.n, 1};
+  if (cb.data && element_count(bs) == kern.k * kern.n) {
+    if (cb.half || kern.m > kStreamingRows || kern.constant_a)
+      kern.constant_b = cb.pack(cc, kern.k, kern.n);
+    else
+      kern.constant_b = cb.shared(cc, kern.k, kern.n);
   }
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
@@ -292,23 +330,18 @@ std::optional<FastKernel> compile_gemm(const CompileContext& cc, const Operation
                       kern.a_t ? kern.m : 1, kern.alpha));
     cc.release_constant(kern.a);
   }
-  if (has_half_weight(cc.graph, op)) {  // a float16 B (half_weights.h)
-    const auto* hb = reinterpret_cast<const uint16_t*>(cc.constant(kern.b));
-    if (kern.m <= kStreamingRows && kern.b_t && !kern.constant_a) {
-      kern.half_b = hb;  // few_rows reads its rows in place
-    } else {
-      kern.constant_b = std::make_shared<const PackedB>(
-          HalfMatrixBPacker(hb, kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1), kern.k, kern.n);
-      cc.release_constant(kern.b);
-    }
-  } else if (const std::byte* cb = cc.constant(kern.b);
-             cb && (kern.m > kStreamingRows || kern.constant_a))  // else few_rows reads b as it is
-  {
-    kern.constant_b =
-        std::make_shared<const PackedB>(MatrixBPacker(reinterpret_cast<const float*>(cb),
-                                                      kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1),
-                                        kern.k, kern.n);
-    cc.release_constant(kern.b);
+  // A constant B: packed when A has more than kStreamingRows rows (or is a constant); else
+  // few_rows reads it: as packed by another plan of the backend (the prefill chunk's, for a
+  // decode step), or in place (a float16 one only with bTranspose; else it is packed).
+  const ConstantB cb{kern.b, cc.constant(kern.b), has_half_weight(cc.graph, op),
+                     kern.b_t ? 1 : kern.n, kern.b_t ? kern.k : 1};
+  if (cb.data) {
+    if (kern.m > kStreamingRows || kern.constant_a || (cb.half && !kern.b_t))
+      kern.constant_b = cb.pack(cc, kern.k, kern.n);
+    else
+      kern.rows_b = cb.shared(cc, kern.k, kern.n);
+    if (cb.half && !kern.constant_b && !kern.rows_b)
+      kern.half_b = reinterpret_cast<const uint16_t*>(cb.data);
   }
   kern.epilogue = Epilogue::from(op.activations);
   kern.pool = cc.pool;
