@@ -6,6 +6,7 @@
 #include "src/backends/cpu/cpu_features.h"
 
 #if CPPNN_CPU_X86
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -105,8 +106,12 @@ __attribute__((target("avx2,fma,f16c"))) void dots_avx2(const float* a, const ui
   }
 }
 
+// F16C: CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
 bool has_f16c() {
-  static const bool yes = __builtin_cpu_supports("f16c");
+  static const bool yes = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+  }();
   return yes;
 }
 #endif
