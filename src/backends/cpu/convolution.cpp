@@ -261,6 +261,7 @@ struct ConvKernel {
       const float* pp = patches.data();
       pool->parallel_ranges(s.out_per_group(), std::max<size_t>(8192 / (depth * columns + 1), 1),
                             [&](size_t a, size_t e) {
+                              const SubnormalsAsZero daz;
                               for (size_t o = o0 + a; o < o0 + e; ++o)
                                 for (size_t n = 0; n < s.batches; ++n) {
                                   float* yo = y + (n * s.out_channels + o) * out_plane;

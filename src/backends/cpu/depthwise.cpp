@@ -146,6 +146,7 @@ struct DepthwiseKernel {
 
   // Output rows [band·out_rows, +out_rows) of the output channels of input plane nc = n·C + c.
   void run_band(const float* x, const float* bv, float* y, size_t nc, size_t band_index) const {
+    const SubnormalsAsZero daz;
     thread_local std::vector<float> band;
     if (band.size() < b.size()) band.resize(b.size());
     const size_t oy0 = band_index * b.out_rows, rows = std::min(b.out_rows, s.out_h - oy0);

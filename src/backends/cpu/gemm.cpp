@@ -361,6 +361,7 @@ void packed_rows_product(const float* a, size_t m, size_t lda, const PackedB& b,
                          size_t n, float* y, size_t ldy, ThreadPool* pool) {
   const size_t panels = (n + NR - 1) / NR;
   auto run = [&](size_t q0, size_t q1) {
+    const SubnormalsAsZero daz;
     thread_local std::vector<float> sums;
     sums.resize((q1 - q0) * NR);
     for (size_t i = 0; i < m; ++i) {
@@ -406,6 +407,7 @@ void gemm(const PackedA& a, const BPacker& b, size_t n, const GemmOutput& out, T
     const size_t nc_padded = (nc + NR - 1) / NR * NR;
     jp1 = std::min(jp1, nc_padded / NR);
     if (p0 >= p1 || jp0 >= jp1) return;
+    const SubnormalsAsZero daz;
     float* scratch = nullptr;
     for (size_t k0 = 0; k0 < k; k0 += kGemmKC) {
       const size_t kc = std::min(kGemmKC, k - k0);

@@ -118,6 +118,7 @@ struct MatmulKernel {
       const size_t task_work = std::max<size_t>(m * k * (n / chunks), 1);  // products per task
       pool->parallel_ranges(offsets.size() * chunks, std::max<size_t>(32768 / task_work, 1),
                             [&](size_t t0, size_t t1) {
+                              const SubnormalsAsZero daz;
                               for (size_t t = t0; t < t1; ++t) {
                                 const std::array<int64_t, 3>& o = offsets[t / chunks];
                                 const size_t c = t % chunks, j0 = n * c / chunks,
@@ -201,6 +202,7 @@ struct GemmKernel {
       packed_rows_product(ar, m, k, *rows_b, k, n, py, n, pool.get());
     } else if (b_t) {
       pool->parallel_ranges(n, std::max<size_t>(16384 / (m * k + 1), 1), [&](size_t j0, size_t j1) {
+        const SubnormalsAsZero daz;
         for (size_t i = 0; i < m; ++i) {
           if (half_b)
             half_dots(ar + i * k, half_b + j0 * k, k, j1 - j0, k, py + i * n + j0);
@@ -211,6 +213,7 @@ struct GemmKernel {
     } else {
       const size_t chunks = pool->size() == 1 ? 1 : std::max<size_t>(n / kStreamingColumns, 1);
       pool->parallel_ranges(chunks, 1, [&](size_t c0, size_t c1) {
+        const SubnormalsAsZero daz;
         streaming_matmul(ar, pb, py, m, k, n, n * c0 / chunks, n * c1 / chunks);
       });
     }

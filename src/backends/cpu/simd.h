@@ -141,6 +141,17 @@ CPPNN_SIMD_INLINE void store(double* p, VD v) {
   std::memcpy(p, &v, sizeof v);
 }
 
+// Whether any lane of a comparison's mask is set.
+CPPNN_SIMD_INLINE bool any(bool m) {
+  return m;
+}
+CPPNN_SIMD_INLINE bool any(VI m) {  // through memory: GCC tests a vector's lanes one by one
+  uint64_t words[sizeof m / 8], bits = 0;
+  std::memcpy(words, &m, sizeof m);
+  for (uint64_t w : words) bits |= w;
+  return bits != 0;
+}
+
 // The lanes of v summed in order.
 CPPNN_SIMD_INLINE double sum_lanes(VD v) {
   double s = 0;

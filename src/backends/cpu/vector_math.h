@@ -114,12 +114,53 @@ CPPNN_SIMD_INLINE V log(V x) {
 }
 
 // 1 / (1 + e^-x) within 4 ULP: e = e^-|x| never overflows, and for x < 0 the result is e / (1 + e).
+// Below 2^-25, 1 + e rounds to 1 and e·s is e itself: that e is taken as is, so that no product
+// has a subnormal result (x < -87.3; a microcode assist per vector on x86, see scale_by_pow2).
 template <class V>
 CPPNN_SIMD_INLINE V sigmoid(V x) {
   const auto negative = x < 0.0f;
   const V e = exp(sel(negative, x, -x));  // e^-|x| (NaN stays NaN)
   const V s = 1.0f / (1.0f + e);
-  return sel(negative, e * s, s);
+  const auto tiny = e < 2.98023224e-8f;  // 2^-25
+  return sel(negative, sel(tiny, e, sel(tiny, splat<V>(1.0f), e) * s), s);
+}
+
+// RN(x·s) for an s that is ±0 or subnormal (s = m·2^-149, m its bits), without
+// a float32 product that has a subnormal operand or result (a microcode assist on x86): the exact
+// product in double (24 and 23 bits), converted once where it is normal, else rounded to the
+// subnormal grid by adding 1.5·2^52 to |x·s|·2^149 (the integer then is the result's bits), with
+// the product's sign.
+CPPNN_SIMD_INLINE float product_with_subnormal(float x, float s) {
+  const double p = double(x) * (double(simd::to_bits(s) & INT32_MAX) * 0x1p-149);
+  const double a = p < 0 ? -p : p;
+  if (!(a < 0x1p-126)) return static_cast<float>(p);  // normal, or NaN (-Inf · 0)
+  const double q = (a * 0x1p149 + 0x1.8p52) - 0x1.8p52;
+  return as_float(static_cast<int32_t>(q) | ((simd::to_bits(x) ^ simd::to_bits(s)) & INT32_MIN));
+}
+template <size_t... I>
+CPPNN_SIMD_INLINE simd::VD int_lanes_as_double(const int32_t* p, std::index_sequence<I...>) {
+  return simd::VD{double(p[I])...};
+}
+CPPNN_SIMD_INLINE simd::VF product_with_subnormal(simd::VF x, simd::VF s) {
+  using simd::VD, simd::VL;
+  float xs[simd::kWidth], out[simd::kWidth];
+  int32_t ms[simd::kWidth], sign[simd::kWidth];
+  simd::store(xs, x);
+  const simd::VI sb = simd::to_bits(s), magnitude = sb & INT32_MAX;
+  std::memcpy(ms, &magnitude, sizeof ms);
+  const simd::VI sg = (simd::to_bits(x) ^ sb) & INT32_MIN;
+  std::memcpy(sign, &sg, sizeof sign);
+  for (size_t h = 0; h < simd::kWidth; h += simd::kDoubles) {
+    const VD m = int_lanes_as_double(ms + h, std::make_index_sequence<simd::kDoubles>{});
+    const VD p = simd::load_double(xs + h) * (m * 0x1p-149);  // exact
+    const VD a = simd::as_double(simd::to_bits(p) & INT64_MAX);
+    const VL subnormal = a < 0x1p-126;                 // false for NaN
+    const VD q = (a * 0x1p149 + 0x1.8p52) - 0x1.8p52;  // the integer, exact in double
+    const simd::VFH normal = __builtin_convertvector(sel(subnormal, VD{}, p), simd::VFH);
+    for (size_t i = 0; i < simd::kDoubles; ++i)
+      out[h + i] = subnormal[i] ? as_float(static_cast<int32_t>(q[i]) | sign[h + i]) : normal[i];
+  }
+  return simd::load(out);
 }
 
 // tanh(x) within 2e-7 absolute: sign(x)·(1 − e)/(1 + e) with e = e^-2|x|.
