@@ -106,6 +106,30 @@ TEST(CpuSubnormal, SigmoidBelowMinus87IsWithinFourUlp) {
   }
 }
 
+// The fast sigmoid (rows without an x below -87) and the full one give the same bits: the same
+// values run alone and behind a -100, which sends their row to the full form.
+TEST(CpuSubnormal, FastAndFullSigmoidAgreeBitForBit) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-87.0f, 100.0f), small(-20.0f, 20.0f);
+  std::vector<float> x(4095);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? u(rng) : small(rng);
+  for (float v : {-87.0f, 87.0f, 88.5f, kInf, 0.0f, -0.0f, 1e-40f, -1e-40f,
+                  std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(v);
+  std::vector<float> behind = x;
+  behind.insert(behind.begin(), -100.0f);
+  MLContext cpu = MLContext::create({.backend = "cpu", .numThreads = 1});
+  auto run = [&](const std::vector<float>& v) {
+    MLGraphBuilder b(cpu);
+    const uint32_t n = static_cast<uint32_t>(v.size());
+    MLGraph g = b.build({{"s", b.sigmoid(b.input("x", {kF32, {n}}))}});
+    return as<float>(run_graph(cpu, g, {{"x", to_bytes(v)}}).at("s"));
+  };
+  const auto fast = run(x), full = run(behind);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(bits(fast[i]), bits(full[i + 1])) << "x = " << x[i];
+}
+
 // A convolution, a matrix product and a depthwise convolution reading subnormal activations
 // (what SiLU gives below -87.3): within their tolerance of the reference, and an exact kernel in
 // the same graph after them (add) still bit-identical with subnormal operands; the dispatching

@@ -81,7 +81,10 @@ CPPNN_CPU_CLONES void apply_math(MathFn fn, const float* x, float* y, size_t n) 
   switch (fn) {
     case MathFn::kExp:
       return map_rows(x, y, n, [](auto v) CPPNN_SIMD_LAMBDA { return vmath::exp(v); });
-    case MathFn::kSigmoid:
+    case MathFn::kSigmoid:  // the fast form where no x is below -87 (all but the rarest rows)
+      if (!vmath::any_below_minus_87(x, n))
+        return map_rows(x, y, n,
+                        [](auto v) CPPNN_SIMD_LAMBDA { return vmath::sigmoid_above_minus_87(v); });
       return map_rows(x, y, n, [](auto v) CPPNN_SIMD_LAMBDA { return vmath::sigmoid(v); });
     case MathFn::kTanh:
       return map_rows(x, y, n, [](auto v) CPPNN_SIMD_LAMBDA { return vmath::tanh(v); });

@@ -125,6 +125,35 @@ CPPNN_SIMD_INLINE V sigmoid(V x) {
   return sel(negative, sel(tiny, e, sel(tiny, splat<V>(1.0f), e) * s), s);
 }
 
+// sigmoid(x) for x >= -87, +Inf and NaN, bit-identical to sigmoid(): there e^-|x| is normal
+// (e^-87 > 2^-126), or, above 87, too small to change 1 / (1 + e), so exp_in_range serves
+// without exp's clamps and subnormal handling (about half of sigmoid's instructions). A NaN
+// comes back as sigmoid gives it, -x made quiet (e^-x's NaN). Callers check any_below_minus_87
+// first.
+template <class V>
+CPPNN_SIMD_INLINE V sigmoid_above_minus_87(V x) {
+  const auto nan = x != x;
+  const auto negative = x < 0.0f;
+  V a = sel(negative, x, -x);  // -|x|
+  a = sel(a < -87.0f, splat<V>(-87.0f), a);
+  const V e = exp_in_range(sel(nan, splat<V>(0.0f), a));
+  const V s = 1.0f / (1.0f + e);
+  const V quiet_minus_x = as_float((simd::to_bits(x) ^ INT32_MIN) | 0x00400000);
+  return sel(nan, quiet_minus_x, sel(negative, e * s, s));
+}
+
+// Whether some of x[0, n) is below -87 (-Inf and a NaN with its sign bit included): what
+// sigmoid_above_minus_87 does not take. One pass of additions, their sign bits OR-ed.
+CPPNN_SIMD_INLINE bool any_below_minus_87(const float* x, size_t n) {
+  simd::VI signs = {};
+  size_t i = 0;
+  for (; i + simd::kWidth <= n; i += simd::kWidth)
+    signs |= simd::to_bits(simd::load(x + i) + 87.0f);
+  int32_t tail = 0;
+  for (; i < n; ++i) tail |= simd::to_bits(x[i] + 87.0f);
+  return tail < 0 || simd::any(signs & INT32_MIN);
+}
+
 // RN(x·s) for an s that is ±0 or subnormal (s = m·2^-149, m its bits), without
 // a float32 product that has a subnormal operand or result (a microcode assist on x86): the exact
 // product in double (24 and 23 bits), converted once where it is normal, else rounded to the
