@@ -195,6 +195,38 @@ TEST_F(CpuDepthwiseConv2d, FiveByFiveWithPaddingTwo) {
     }
 }
 
+// Output rows narrower than 16 with one filter per channel: the channels-in-lanes kernel
+// (depthwise_lanes.h), over whole and partial groups of 16 channels, batches, strides, dilations,
+// asymmetric padding, bias kinds, activations and both thread counts.
+TEST_F(CpuDepthwiseConv2d, NarrowPlanesWithChannelsInLanes) {
+  struct Shape {
+    uint32_t h, w, k, s, d;
+    std::vector<uint32_t> padding;
+  };
+  const Shape shapes[] = {{14, 14, 5, 1, 1, {2, 2, 2, 2}}, {14, 14, 5, 2, 1, {2, 2, 2, 2}},
+                          {7, 7, 5, 1, 1, {2, 2, 2, 2}},   {28, 28, 3, 2, 1, {1, 1, 1, 1}},
+                          {9, 5, 3, 1, 2, {0, 2, 3, 1}},   {20, 1, 3, 1, 1, {1, 1, 0, 0}}};
+  size_t i = 0;
+  for (uint32_t c : {16u, 40u, 7u})
+    for (const Shape& sh : shapes) {
+      ConvCase k;
+      k.n = i % 3 == 0 ? 2 : 1;
+      k.c = c;
+      k.h = sh.h;
+      k.w = sh.w;
+      k.kh = sh.k;
+      k.kw = sh.w == 1 ? 1 : sh.k;
+      k.strides = {sh.s, sh.s};
+      k.dilations = {sh.d, sh.d};
+      k.padding = sh.padding;
+      k.bias = Bias(i % 3);
+      k.act = Act(i % 5);
+      k.threads = 1 + i % 2;
+      ++i;
+      check_conv(k, rng_);
+    }
+}
+
 TEST_F(CpuDepthwiseConv2d, AsymmetricAndWidePadding) {
   for (std::vector<uint32_t> p : std::vector<std::vector<uint32_t>>{
            {0, 1, 0, 1}, {1, 0, 2, 0}, {0, 0, 0, 0}, {3, 4, 5, 2}, {0, 2, 3, 1}}) {

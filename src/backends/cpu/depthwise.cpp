@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "src/backends/cpu/cpu_features.h"
+#include "src/backends/cpu/depthwise_lanes.h"
 #include "src/backends/cpu/epilogue.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/padded_band.h"
@@ -217,6 +218,9 @@ std::optional<FastKernel> compile_fast_depthwise_conv2d(const CompileContext& cc
         (*weights)[k++] = v;
       }
 
+  if (depthwise_lanes_suits(s, s.multiplier))
+    return make_depthwise_lanes_kernel(s, s.batches, s.channels, input, bias, output, *weights,
+                                       Epilogue::from(op.activations), cc.pool);
   const BandLayout b = band_layout(s);
   auto offsets = std::make_shared<std::vector<std::ptrdiff_t>>(band_tap_offsets(s, b));
   DepthwiseKernel kernel{s,
