@@ -160,6 +160,22 @@ CPPNN_CPU_CLONES void apply_exact(const Epilogue::Step& s, const float* x, float
   }
 }
 
+// hardSwish as a fused activation, in float32: x·min(max(x + 3, 0), 6)·RN(1/6), within 2 ULP of
+// the exact value; x itself from 3 up and 0 up to -3 (-Inf included), as the exact form gives,
+// NaN kept. The product before it is itself only within its tolerance of the exact sum, and a
+// vector of 16 floats here costs about a quarter of the exact double form (a PP-LCNet spends a
+// sixth of its time on it); the hardSwish op stays exact (apply_step).
+CPPNN_CPU_CLONES void hard_swish_float(float* p, size_t n) {
+  map_rows(p, p, n, [](auto x) CPPNN_SIMD_LAMBDA {
+    using V = decltype(x);
+    V t = x + 3.0f;
+    t = simd::sel(t < 0.0f, simd::splat<V>(0.0f), t);
+    t = simd::sel(t > 6.0f, simd::splat<V>(6.0f), t);
+    const V y = x * t * 0.166666672f;
+    return simd::sel(x >= 3.0f, x, simd::sel(x <= -3.0f, simd::splat<V>(0.0f), y));
+  });
+}
+
 }  // namespace
 
 std::optional<Epilogue> Epilogue::from(const std::vector<FusedActivation>& activations) {
@@ -217,7 +233,12 @@ void Epilogue::apply_step(const Step& s, const float* x, float* y, size_t n) {
 }
 
 void Epilogue::apply(float* p, size_t n) const {
-  for (uint8_t i = 0; i < count; ++i) apply_exact(steps[i], p, p, n);
+  for (uint8_t i = 0; i < count; ++i) {
+    if (steps[i].kind == Kind::kHardSwish)
+      hard_swish_float(p, n);
+    else
+      apply_exact(steps[i], p, p, n);
+  }
 }
 
 }  // namespace cppnn::cpu
