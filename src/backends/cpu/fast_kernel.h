@@ -63,6 +63,8 @@ std::optional<FastKernel> compile_fast_matrix(const CompileContext& cc, const Op
 // quantized_gemm.cpp; every such gemm compiles (an OperationError otherwise)
 std::optional<FastKernel> compile_fast_quantized_gemm(const CompileContext& cc,
                                                       const Operation& op);
+// resample2d in nearest-neighbor mode (source indices resolved at build), resample.cpp
+std::optional<FastKernel> compile_fast_resample2d(const CompileContext& cc, const Operation& op);
 // gather with constant or runtime indices, gather.cpp
 std::optional<FastKernel> compile_fast_gather(const CompileContext& cc, const Operation& op);
 // softmax (float32 vector code along the last axis, the reference's double computation along

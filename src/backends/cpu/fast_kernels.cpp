@@ -20,6 +20,8 @@ std::optional<FastKernel> compile_fast_kernel(const CompileContext& cc, const Op
       return compile_fast_softmax(cc, op);
     case kGather:
       return compile_fast_gather(cc, op);
+    case kResample2d:
+      return compile_fast_resample2d(cc, op);
     case kGemm:
       if (is_quantized_gemm(cc.graph, op)) return compile_fast_quantized_gemm(cc, op);
       return compile_fast_matrix(cc, op);
