@@ -576,6 +576,42 @@ TEST_F(CpuDepthwisePool2d, NanAndInfinities) {
     }
 }
 
+// maxPool2d with output rows narrower than 16: 16 planes at a time with the channels in the
+// vector lanes (channel_lanes.h), over whole and partial groups of 16 channels, batches,
+// windows in the padding, strides, dilations, NaN and infinities, both thread counts.
+TEST_F(CpuDepthwisePool2d, MaxOnNarrowPlanesWithChannelsInLanes) {
+  struct Shape {
+    uint32_t h, w, k, s, d;
+    std::vector<uint32_t> padding;
+  };
+  const Shape shapes[] = {{28, 8, 2, 2, 1, {0, 0, 0, 0}},
+                          {10, 10, 5, 1, 1, {2, 2, 2, 2}},
+                          {32, 16, 1, 2, 1, {0, 0, 0, 0}},
+                          {7, 9, 3, 2, 2, {1, 0, 3, 2}},
+                          {4, 5, 2, 1, 1, {3, 3, 2, 4}}};
+  size_t i = 0;
+  for (uint32_t c : {16u, 40u, 5u})
+    for (const Shape& sh : shapes) {
+      PoolCase k;
+      k.max = true;
+      k.n = i % 2 ? 2 : 1;
+      k.c = c;
+      k.h = sh.h;
+      k.w = sh.w;
+      k.window = std::vector<uint32_t>{sh.k, sh.k == 1 ? 2u : sh.k};
+      k.strides = {sh.s, sh.s};
+      k.dilations = {sh.d, sh.d};
+      k.padding = sh.padding;
+      k.threads = 1 + i % 2;
+      ++i;
+      std::vector<float> x = random_values(size_t(k.n) * k.c * k.h * k.w, rng_);
+      for (size_t j = 7; j < x.size(); j += 97) x[j] = std::numeric_limits<float>::quiet_NaN();
+      for (size_t j = 11; j < x.size(); j += 89) x[j] = std::numeric_limits<float>::infinity();
+      for (size_t j = 13; j < x.size(); j += 83) x[j] = -std::numeric_limits<float>::infinity();
+      check_pool(k, x);
+    }
+}
+
 TEST_F(CpuDepthwisePool2d, RandomShapesAndOptions) {
   std::uniform_int_distribution<uint32_t> pick(0, 1 << 20);
   auto one_of = [&](std::initializer_list<uint32_t> v) { return v.begin()[pick(rng_) % v.size()]; };

@@ -2,8 +2,8 @@
 // planes whose output rows are narrower than a vector, with the channels in the vector lanes: a
 // MobileNet's or PP-LCNet's last stages (5×5 filters on 14×14 and 7×7 maps), where the row kernel
 // of depthwise.cpp would fill a few lanes of each vector and pay a band copy per channel for a
-// handful of outputs. Each task takes simd::kWidth channels of one image: their input planes are
-// interleaved into one zero-padded buffer ([row][column][lane]), every output is bias + Σ_t w[t]·x
+// handful of outputs. Each task takes simd::kWidth channels of one image in the layout of
+// channel_lanes.h (one zero-padded buffer [row][column][lane]), every output is bias + Σ_t w[t]·x
 // over the taps in the row kernel's order (the same fused multiply-adds, so the same bits), eight
 // outputs at a time sharing each tap's weights, then written back plane by plane and the
 // epilogue applied to the task's planes while they are in cache.

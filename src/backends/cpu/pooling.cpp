@@ -6,12 +6,13 @@
 // accumulate in double and round once, like the reference.
 //
 // A window that covers the whole input plane with one output (global pooling) is one vectorised
-// sum or max per plane. Otherwise each task is a band of output rows of one (batch, channel)
-// plane: the input rows the band reads are copied into a buffer padded with the reduction's
-// neutral value (0 for the sum, -Infinity for the max) and split into stride_w column phases, so
-// every output row reduces contiguous rows of that buffer, vectorised along the output width
-// without bounds checks. The average's divisor is the product of the in-bounds window rows and
-// columns of each output position, counted at build.
+// sum or max per plane. A maxPool2d with output rows narrower than a vector takes 16 planes at a
+// time with the channels in the vector lanes (channel_lanes.h). Otherwise each task is a band of
+// output rows of one (batch, channel) plane: the input rows the band reads are copied into a buffer
+// padded with the reduction's neutral value (0 for the sum, -Infinity for the max) and split into
+// stride_w column phases, so every output row reduces contiguous rows of that buffer, vectorised
+// along the output width without bounds checks. The average's divisor is the product of the
+// in-bounds window rows and columns of each output position, counted at build.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -20,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "src/backends/cpu/channel_lanes.h"
 #include "src/backends/cpu/cpu_features.h"
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/backends/cpu/padded_band.h"
@@ -296,6 +298,63 @@ struct PoolKernel {
   }
 };
 
+// ---- maxPool2d on narrow planes, channels in lanes (channel_lanes.h) --------------------------
+
+// Every output of a task: the largest element of its window, lane by lane, by max_step's rules
+// (the first larger kept, NaN once one is NaN; the padding is -Infinity), kBlock positions at a
+// time.
+CPPNN_CPU_CLONES void max_lanes(const lanes::Plan& plan, const float* in, float* out) {
+  using simd::VF;
+  constexpr size_t B = lanes::kBlock;
+  const VF lowest = simd::splat<VF>(-std::numeric_limits<float>::infinity());
+  const size_t taps = plan.tap_offsets.size();
+  for (size_t b = 0; b < plan.position_offsets.size(); b += B) {
+    const uint32_t* at = plan.position_offsets.data() + b;
+    VF acc[B], nan[B];
+    for (size_t r = 0; r < B; ++r) acc[r] = lowest, nan[r] = VF{};
+    for (size_t k = 0; k < taps; ++k) {
+      const float* p = in + plan.tap_offsets[k];
+      for (size_t r = 0; r < B; ++r) {
+        const VF v = simd::load(p + at[r]);
+        acc[r] = v > acc[r] ? v : acc[r];
+        nan[r] = v >= lowest ? nan[r] : v;  // false only for NaN
+      }
+    }
+    for (size_t r = 0; r < B; ++r)
+      simd::store(out + (b + r) * lanes::W, nan[r] >= lowest ? acc[r] : nan[r]);
+  }
+}
+
+// maxPool2d with output rows narrower than a vector: tasks of lanes::W planes of one image.
+struct MaxPoolLanesKernel {
+  PoolShape s;
+  OperandId input, output;
+  std::shared_ptr<const lanes::Plan> plan;
+  std::shared_ptr<ThreadPool> pool;
+
+  void operator()(std::span<std::byte* const> slots) const {
+    const float* x = reinterpret_cast<const float*>(slots[input.value]);
+    float* y = reinterpret_cast<float*>(slots[output.value]);
+    const size_t groups = ceil_div(s.channels, lanes::W);
+    parallel_chunks(*pool, s.batches * groups, s.out_h * s.out_w * s.taps() * lanes::W,
+                    [&](size_t begin, size_t end) {
+                      for (size_t t = begin; t < end; ++t) run(x, y, t / groups, t % groups);
+                    });
+  }
+
+  // Channels [group·W, +W) of image n.
+  void run(const float* x, float* y, size_t n, size_t group) const {
+    thread_local std::vector<float> padded, out;
+    const size_t c0 = group * lanes::W, count = std::min(lanes::W, s.channels - c0);
+    const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+    lanes::fill_padded(s, *plan, x + (n * s.channels + c0) * in_plane, count,
+                       -std::numeric_limits<float>::infinity(), padded);
+    out.resize(plan->position_offsets.size() * lanes::W);
+    max_lanes(*plan, padded.data(), out.data());
+    lanes::write_planes(out.data(), out_plane, count, y + (n * s.channels + c0) * out_plane);
+  }
+};
+
 }  // namespace
 
 // averagePool2d (§2 row 65) and maxPool2d (§2 row 67) on float32 NCHW; nullopt otherwise.
@@ -321,6 +380,11 @@ std::optional<FastKernel> compile_fast_pool2d(const CompileContext& cc, const Op
   if (s.batches == 0 || s.channels == 0 || s.out_h == 0 || s.out_w == 0 || s.in_h == 0 ||
       s.in_w == 0 || s.kh == 0 || s.kw == 0)
     return std::nullopt;
+  if (max && !s.global() && lanes::suits(s))
+    return FastKernel{
+        MaxPoolLanesKernel{s, input, output,
+                           std::make_shared<const lanes::Plan>(lanes::make_plan(s)), cc.pool},
+        false};
   const BandLayout b = band_layout(s);
   auto offsets = std::make_shared<std::vector<std::ptrdiff_t>>(band_tap_offsets(s, b));
   auto row_counts = std::make_shared<std::vector<double>>(
