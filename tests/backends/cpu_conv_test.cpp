@@ -3,11 +3,11 @@
 // [-1, 1], for groups, kernels 1×1 to 5×5 and 1×7, strides, dilations, asymmetric padding, odd
 // sizes, batches, every filter layout, NHWC input, bias, activations fused into the epilogue or
 // run after it, on 1 and 2 threads; conv2d + batchNormalization, which the cpu backend folds into
-// one conv2d (src/passes/batch_norm_folding.h); and which cases take the fast kernels. Each
-// element is compared within 1e-5 of the sum of |products| of its naive double-precision value
-// (1e-4 for the folded batch normalization); the reference backend is also checked against that
-// naive value, so that a mistake in this file's index arithmetic shows as such
-// (cpu_product_checks.h).
+// one conv2d (src/passes/batch_norm_folding.h); (which cases take the fast kernels:
+// cpu_conv_fast_path_test.cpp). Each element is compared within 1e-5 of the sum of |products| of
+// its naive double-precision value (1e-4 for the folded batch normalization); the reference backend
+// is also checked against that naive value, so that a mistake in this file's index arithmetic shows
+// as such (cpu_product_checks.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include "src/backends/cpu/fast_kernel.h"
 #include "src/ops/convolution_params.h"
 #include "src/passes/pipeline.h"
+#include "tests/backends/cpu_conv_case.h"
 #include "tests/backends/cpu_product_checks.h"
 #include "tests/backends/run_util.h"
 
@@ -31,114 +32,6 @@ namespace cppnn {
 namespace {
 
 using namespace product_checks;
-
-// ---- conv2d ----------------------------------------------------------------------------------
-
-struct ConvCase {
-  uint32_t n = 1, cin = 4, h = 9, w = 9, cout = 6, kh = 3, kw = 3, groups = 1;
-  std::vector<uint32_t> padding{1, 1, 1, 1}, strides{1, 1}, dilations{1, 1};
-  MLInputOperandLayout input_layout = kNchw;
-  MLConv2dFilterOperandLayout layout = MLConv2dFilterOperandLayout::kOihw;
-  bool bias = true;
-  bool constant_filter = true;
-  Act act = Act::kNone;
-  uint32_t threads = 1;
-
-  std::string name() const {
-    std::string s = "conv2d x" + dims_text({n, cin, h, w}) + " cout " + std::to_string(cout) +
-                    " k" + std::to_string(kh) + "x" + std::to_string(kw) + " groups " +
-                    std::to_string(groups) + " pad" + dims_text(padding) + " strides" +
-                    dims_text(strides) + " dilations" + dims_text(dilations) +
-                    (input_layout == kNhwc ? " nhwc" : " nchw") + " filterLayout " +
-                    std::to_string(int(layout)) + (bias ? " bias" : "") +
-                    (constant_filter ? "" : " runtime-filter") + " act " + act_name(act) +
-                    " threads " + std::to_string(threads);
-    return s;
-  }
-  uint32_t out_h() const {
-    return (h + padding[0] + padding[1] - ((kh - 1) * dilations[0] + 1)) / strides[0] + 1;
-  }
-  uint32_t out_w() const {
-    return (w + padding[2] + padding[3] - ((kw - 1) * dilations[1] + 1)) / strides[1] + 1;
-  }
-};
-
-struct ConvData {
-  std::vector<float> x, filter, bias;  // x NCHW, filter OIHW [cout][cin/g][kh][kw]
-};
-
-ConvData conv_data(const ConvCase& k, std::mt19937& rng) {
-  return {random_values(size_t(k.n) * k.cin * k.h * k.w, rng),
-          random_values(size_t(k.cout) * (k.cin / k.groups) * k.kh * k.kw, rng),
-          random_values(k.cout, rng)};
-}
-
-// The naive conv2d in NCHW (before any activation): values and sums of |products| + |bias|.
-Expected naive_conv(const ConvCase& k, const ConvData& d) {
-  const uint32_t oh = k.out_h(), ow = k.out_w(), cin_g = k.cin / k.groups,
-                 cout_g = k.cout / k.groups;
-  Expected e;
-  e.value.assign(size_t(k.n) * k.cout * oh * ow, 0.0);
-  e.scale.assign(e.value.size(), 0.0);
-  for (size_t b = 0; b < k.n; ++b)
-    for (size_t oc = 0; oc < k.cout; ++oc) {
-      const size_t g = oc / cout_g;
-      for (size_t oy = 0; oy < oh; ++oy)
-        for (size_t ox = 0; ox < ow; ++ox) {
-          double sum = k.bias ? d.bias[oc] : 0.0, mag = k.bias ? std::fabs(d.bias[oc]) : 0.0;
-          for (size_t ci = 0; ci < cin_g; ++ci)
-            for (size_t ky = 0; ky < k.kh; ++ky)
-              for (size_t kx = 0; kx < k.kw; ++kx) {
-                const int64_t iy = int64_t(oy * k.strides[0] + ky * k.dilations[0]) - k.padding[0];
-                const int64_t ix = int64_t(ox * k.strides[1] + kx * k.dilations[1]) - k.padding[2];
-                if (iy < 0 || iy >= int64_t(k.h) || ix < 0 || ix >= int64_t(k.w)) continue;
-                const double p =
-                    double(
-                        d.x[((b * k.cin + g * cin_g + ci) * k.h + size_t(iy)) * k.w + size_t(ix)]) *
-                    double(d.filter[((oc * cin_g + ci) * k.kh + ky) * k.kw + kx]);
-                sum += p;
-                mag += std::fabs(p);
-              }
-          const size_t i = ((b * k.cout + oc) * oh + oy) * ow + ox;
-          e.value[i] = sum;
-          e.scale[i] = mag;
-        }
-    }
-  return e;
-}
-
-MLOperand conv_operand(MLGraphBuilder& b, const ConvCase& k, const ConvData& d) {
-  const LaidOutFilter f = lay_out_filter(d.filter, k.cout, k.cin / k.groups, k.kh, k.kw,
-                                         conv2d_filter_axes(k.layout), false);
-  MLOperand x = b.input("x", {kF32, input_shape(k.input_layout, k.n, k.cin, k.h, k.w)});
-  MLOperand filter = k.constant_filter ? b.constant({kF32, f.shape}, to_bytes(f.values))
-                                       : b.input("w", {kF32, f.shape});
-  MLConv2dOptions o;
-  o.padding = k.padding;
-  o.strides = k.strides;
-  o.dilations = k.dilations;
-  o.groups = k.groups;
-  o.inputLayout = k.input_layout;
-  o.filterLayout = k.layout;
-  if (k.bias) o.bias = b.constant({kF32, {k.cout}}, to_bytes(d.bias));
-  return b.conv2d(x, filter, o);
-}
-
-void check_conv(const ConvCase& k, std::mt19937& rng) {
-  SCOPED_TRACE(k.name());
-  const ConvData d = conv_data(k, rng);
-  Expected e = naive_conv(k, d);
-  for (double& v : e.value) v = apply_act(k.act, v);
-  e.value = from_nchw(e.value, k.input_layout, k.n, k.cout, k.out_h(), k.out_w());
-  e.scale = from_nchw(e.scale, k.input_layout, k.n, k.cout, k.out_h(), k.out_w());
-  Inputs inputs{{"x", to_bytes(from_nchw(d.x, k.input_layout, k.n, k.cin, k.h, k.w))}};
-  if (!k.constant_filter)
-    inputs.emplace("w", to_bytes(lay_out_filter(d.filter, k.cout, k.cin / k.groups, k.kh, k.kw,
-                                                conv2d_filter_axes(k.layout), false)
-                                     .values));
-  compare_backends([&](MLGraphBuilder& b) { return apply_act(b, k.act, conv_operand(b, k, d)); },
-                   inputs, e, k.threads);
-}
 
 class CpuConv : public ::testing::Test {
  protected:
@@ -495,123 +388,6 @@ TEST_F(CpuConv, PipelineFoldsBatchNormalization) {
   const auto kernel = cpu::compile_fast_kernel(cc, conv);
   ASSERT_TRUE(kernel.has_value());
   EXPECT_TRUE(kernel->applies_activations);
-}
-
-// ---- which cases take the fast kernels ---------------------------------------------------------
-
-// Prepares `y`'s graph for the cpu backend and compiles its last operation with the cpu kernels:
-// nullopt when they do not take it.
-std::optional<cpu::FastKernel> fast_kernel_of(MLGraphBuilder& b, const MLOperand& y,
-                                              OpType expected) {
-  auto graph = std::make_shared<const Graph>(b.pruned_graph({{"y", y}}));
-  const std::unique_ptr<Backend> cpu = make_cpu_backend({});
-  const std::shared_ptr<const Graph> prepared = passes::prepare_graph(cpu->descriptor(), graph);
-  const Operation* op = nullptr;
-  for (const Operation& o : prepared->operations)
-    if (o.type == expected) op = &o;
-  EXPECT_NE(op, nullptr) << "no " << int(expected) << " in the prepared graph";
-  if (!op) return std::nullopt;
-  cpu::CompileContext cc{*prepared, std::make_shared<cpu::ThreadPool>(1)};
-  return cpu::compile_fast_kernel(cc, *op);
-}
-
-TEST_F(CpuConv, FastPathCases) {
-  MLContext ref = testing::ref_context();
-  std::mt19937 rng(9);
-  auto conv = [&](uint32_t groups, Act act, bool constant_filter, MLInputOperandLayout layout) {
-    MLGraphBuilder b(ref);
-    ConvCase k;
-    k.cin = 8;
-    k.cout = 8;
-    k.groups = groups;
-    k.constant_filter = constant_filter;
-    k.input_layout = layout;
-    const ConvData d = conv_data(k, rng);
-    return fast_kernel_of(b, apply_act(b, act, conv_operand(b, k, d)), OpType::kConv2d);
-  };
-  for (uint32_t groups : {1u, 2u, 4u}) {
-    SCOPED_TRACE(groups);
-    const auto k = conv(groups, Act::kRelu, true, kNchw);
-    ASSERT_TRUE(k.has_value());
-    EXPECT_TRUE(k->applies_activations);
-    for (Act fused : {Act::kSigmoid, Act::kSilu}) {
-      const auto k2 = conv(groups, fused, true, kNchw);
-      ASSERT_TRUE(k2.has_value());
-      EXPECT_TRUE(k2->applies_activations);
-    }
-    const auto tanh = conv(groups, Act::kTanh, true, kNchw);
-    ASSERT_TRUE(tanh.has_value());
-    EXPECT_FALSE(tanh->applies_activations);  // the reference kernel runs it after
-  }
-  EXPECT_FALSE(conv(2, Act::kNone, false, kNchw).has_value());
-
-  {
-    MLGraphBuilder b(ref);
-    MLOperand x = b.input("x", {kF32, {1, 4, 5, 5}});
-    const std::vector<float> w(4 * 3 * 9, 0.25f);
-    MLConvTranspose2dOptions o;
-    o.strides = std::vector<uint32_t>{2, 2};
-    o.groups = 2;
-    MLOperand y = b.clamp(b.convTranspose2d(x, b.constant({kF32, {4, 3, 3, 3}}, to_bytes(w)), o),
-                          {.minValue = MLNumber(0.0), .maxValue = MLNumber(1.0)});
-    const auto k = fast_kernel_of(b, y, OpType::kConvTranspose2d);
-    ASSERT_TRUE(k.has_value());
-    EXPECT_TRUE(k->applies_activations);
-  }
-  {
-    MLGraphBuilder b(ref);
-    MLOperand y = b.matmul(b.input("a", {kF32, {2, 1, 5, 7}}), b.input("b", {kF32, {3, 7, 4}}));
-    const auto k = fast_kernel_of(b, b.relu(y), OpType::kMatmul);
-    ASSERT_TRUE(k.has_value());
-    EXPECT_TRUE(k->applies_activations);
-  }
-  {
-    MLGraphBuilder b(ref);
-    MLGemmOptions o;
-    o.c = b.input("c", {kF32, {5, 1}});
-    o.aTranspose = true;
-    MLOperand y = b.gemm(b.input("a", {kF32, {7, 5}}), b.input("b", {kF32, {7, 4}}), o);
-    const auto k = fast_kernel_of(b, y, OpType::kGemm);
-    ASSERT_TRUE(k.has_value());
-  }
-  {  // float16 stays on the reference kernels
-    MLGraphBuilder b(ref);
-    MLOperand y = b.matmul(b.input("a", {MLOperandDataType::kFloat16, {5, 7}}),
-                           b.input("b", {MLOperandDataType::kFloat16, {7, 4}}));
-    EXPECT_FALSE(fast_kernel_of(b, y, OpType::kMatmul).has_value());
-  }
-}
-
-// NHWC convolutions reach the cpu kernels too: the kernels take NCHW only, and the cpu backend
-// (src/backends/cpu/cpu_backend.cpp, convolution.cpp) relies on the layout pass to put every
-// convolution in NCHW.
-TEST_F(CpuConv, NhwcConvolutionsTakeTheFastKernels) {
-  MLContext ref = testing::ref_context();
-  std::mt19937 rng(11);
-  for (uint32_t groups : {1u, 2u}) {
-    SCOPED_TRACE("conv2d nhwc groups " + std::to_string(groups));
-    MLGraphBuilder b(ref);
-    ConvCase k;
-    k.cin = 8;
-    k.cout = 8;
-    k.groups = groups;
-    k.input_layout = kNhwc;
-    k.layout = MLConv2dFilterOperandLayout::kOhwi;
-    const ConvData d = conv_data(k, rng);
-    EXPECT_TRUE(fast_kernel_of(b, b.relu(conv_operand(b, k, d)), OpType::kConv2d).has_value());
-  }
-  {
-    SCOPED_TRACE("convTranspose2d nhwc");
-    MLGraphBuilder b(ref);
-    MLOperand x = b.input("x", {kF32, {1, 5, 5, 4}});
-    const std::vector<float> w(4 * 3 * 9, 0.25f);
-    MLConvTranspose2dOptions o;
-    o.strides = std::vector<uint32_t>{2, 2};
-    o.inputLayout = kNhwc;
-    o.filterLayout = MLConvTranspose2dFilterOperandLayout::kOhwi;
-    MLOperand y = b.convTranspose2d(x, b.constant({kF32, {3, 3, 3, 4}}, to_bytes(w)), o);
-    EXPECT_TRUE(fast_kernel_of(b, y, OpType::kConvTranspose2d).has_value());
-  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Shared by the cpu backend's GEMM-kernel tests (cpu_conv_test.cpp, cpu_matmul_test.cpp): random
 // inputs, the activations as graph ops and as naive double functions, the comparison of an output
 // with its naive double-precision value within rel·(sum of |products|) + abs, and the layouts of
-// inputs and filters.
+// inputs and filters; whether a cpu kernel compiler takes an operation. Also used by
+// cpu_depthwise_test.cpp and cpu_pool_test.cpp.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cppnn/webnn.h"
+#include "src/backends/cpu/fast_kernel.h"
 #include "src/ops/convolution_params.h"
 #include "tests/backends/run_util.h"
 
@@ -213,6 +216,14 @@ inline LaidOutFilter lay_out_filter(const std::vector<float>& v, uint32_t outs, 
                    x * stride[a.width]] = v[logical];
         }
   return f;
+}
+
+// Whether the cpu backend's family compiler `compile` takes the graph's single operation.
+template <class F>
+bool takes(MLGraphBuilder& b, const MLOperand& y, F compile) {
+  const Graph g = b.pruned_graph({{"y", y}});
+  cpu::CompileContext cc{g, std::make_shared<cpu::ThreadPool>(1)};
+  return compile(cc, g.operations.back()).has_value();
 }
 
 }  // namespace cppnn::product_checks
